@@ -1,0 +1,55 @@
+/**
+ * The seam between the HTTP layer and accounts/limits/storage (issue 4).
+ *
+ * The /v1/systemone route calls, in order:
+ *   1. `gate.authenticate(authorization header)`        → Account, or throws MissingApiKey / InvalidApiKey
+ *   2. (validation, routing, token accounting: the cost of the call is now known)
+ *   3. `gate.admit(account, {processedTokens, idempotencyKey})` → Admission, or throws
+ *      AllowanceExhausted (402), RateLimited / InFlightLimit (429). Admission reserves the tokens
+ *      against the allowance and holds one in-flight slot, so two calls racing for the last tokens
+ *      of an allowance cannot both pass.
+ *   4. the engine runs; then exactly one of `admission.commit(charge)` (answered: one usage record)
+ *      or `admission.release()` (rejected / failed / client gone: no charge). Both free the slot.
+ *
+ * When `admission.replay` is set, an earlier call with the same Idempotency-Key was already answered
+ * and charged: the route sends that stored response again and charges nothing.
+ */
+
+export interface AccountLimits {
+  /** Monthly free allowance in processed tokens; resets 00:00 UTC on the 1st. */
+  monthlyAllowance: number;
+  /** Requests per second (token bucket, burst = one second's worth). */
+  requestsPerSecond: number;
+  /** Processed tokens per second (token bucket, burst = one second's worth). */
+  processedTokensPerSecond: number;
+  /** Concurrent requests. */
+  inFlight: number;
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  limits: AccountLimits;
+}
+
+export interface Charge {
+  requestId: string;
+  model: string;
+  processedTokens: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The exact response body sent, kept so an idempotent retry can be answered identically. */
+  responseBody: string;
+}
+
+export interface Admission {
+  replay?: { status: number; body: string };
+  commit(charge: Charge): Promise<void>;
+  release(): Promise<void>;
+}
+
+export interface Gate {
+  authenticate(authorization: string | undefined): Promise<Account>;
+  admit(account: Account, call: { processedTokens: number; idempotencyKey?: string }): Promise<Admission>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,168 @@
+/**
+ * Every setting of the service, with its default and the environment variable that overrides it.
+ * This is the only module that reads `process.env`; everything else receives a `Config`.
+ * docs/configuration.md lists the same table for operators.
+ */
+import path from 'node:path';
+import os from 'node:os';
+
+export interface CheckpointConfig {
+  /** Folder holding manifest.json, tokenizer.json and the ONNX graph(s). */
+  dir: string;
+  /** Opt-in: run the manifest's int8 graph instead of fp32 (never silent: logged and shown in /readyz). */
+  int8: boolean;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Body size limit for POST routes, bytes (413 payload_too_large above it). */
+  bodyLimitBytes: number;
+  logLevel: string;
+  /** How long graceful shutdown waits for in-flight calls, ms. */
+  shutdownGraceMs: number;
+  models: {
+    /** Root folder of checkpoint folders. */
+    dir: string;
+    /** Checkpoint name → folder; the manifest in the folder must carry the same name. */
+    checkpoints: Record<string, CheckpointConfig>;
+    /** Extra names that select a checkpoint directly (e.g. `core-multilingual`). */
+    checkpointAliases: Record<string, string>;
+    /** Names that route by the state's language. */
+    routingAliases: string[];
+    englishCheckpoint: string;
+    multilingualCheckpoint: string;
+    /** Build the fixture checkpoints on start when a configured folder is missing. */
+    buildFixturesIfMissing: boolean;
+  };
+  engine: {
+    /** Max questions per call (contract §5). */
+    maxQuestions: number;
+    /** intra-op threads for ONNX Runtime; default = cores this process may use. */
+    threads: number;
+    /** Padded tokens (rows × longest row) per model run. */
+    batchTokenBudget: number;
+    /** Rows per model run. */
+    batchMaxRows: number;
+    /** Rows waiting per checkpoint before new calls get 529 overloaded. */
+    queueMaxRows: number;
+    /** Retry-After sent with 529 overloaded / starting, ms. */
+    overloadedRetryMs: number;
+    startingRetryMs: number;
+  };
+  accounts: {
+    databaseUrl?: string;
+    sqlitePath: string;
+    redisUrl?: string;
+    /** When Redis is unreachable: 'open' admits calls with in-process limits, 'closed' answers 529. */
+    redisFailureMode: 'open' | 'closed';
+    adminToken?: string;
+    defaultAccountName: string;
+    defaultMonthlyAllowance: number;
+    defaultRequestsPerSecond: number;
+    defaultProcessedTokensPerSecond: number;
+    defaultInFlight: number;
+    /** Where the first start writes the default account's key. */
+    firstKeyFile: string;
+    /** PostgreSQL schema holding the tables (created when missing); lets replicas or tests share a database. */
+    databaseSchema: string;
+    /** Prefix of every Redis key (rate buckets, in-flight slots). */
+    redisKeyPrefix: string;
+    /** A Redis command slower than this counts as Redis unreachable (see redisFailureMode), ms. */
+    redisTimeoutMs: number;
+    /** An admitted call's allowance reservation and in-flight slot expire after this (a crashed process), ms. */
+    reservationTtlMs: number;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got ${JSON.stringify(raw)}`);
+  return Math.trunc(value);
+}
+
+function str(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+/** Cores this process may use (cgroup/affinity aware), not the host's count. */
+export function usableCores(): number {
+  return Math.max(1, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+}
+
+export const ENGLISH_CHECKPOINT = 'core-0.3.20';
+export const MULTILINGUAL_CHECKPOINT = 'core-multilingual-0.3.20';
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(str(env, 'STRUCTQA_DATA_DIR') ?? './data');
+  const modelsDir = path.resolve(str(env, 'STRUCTQA_MODELS_DIR') ?? path.join(dataDir, 'models'));
+  const int8 = new Set((str(env, 'STRUCTQA_INT8') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? 'fixture-en');
+  const multilingualDir = path.resolve(modelsDir, str(env, 'STRUCTQA_MULTILINGUAL_DIR') ?? 'fixture-multilingual');
+  return {
+    port: int(env, 'PORT', 8080),
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    dataDir,
+    bodyLimitBytes: int(env, 'STRUCTQA_BODY_LIMIT_BYTES', 1024 * 1024),
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    shutdownGraceMs: int(env, 'STRUCTQA_SHUTDOWN_GRACE_MS', 30_000),
+    models: {
+      dir: modelsDir,
+      checkpoints: {
+        [ENGLISH_CHECKPOINT]: { dir: englishDir, int8: int8.has(ENGLISH_CHECKPOINT) },
+        [MULTILINGUAL_CHECKPOINT]: { dir: multilingualDir, int8: int8.has(MULTILINGUAL_CHECKPOINT) },
+      },
+      checkpointAliases: { 'core-multilingual': MULTILINGUAL_CHECKPOINT },
+      routingAliases: [
+        'legacy-latest',
+        'legacy-preview',
+        'legacy-1.13.0',
+        'core-latest',
+        'jev-latest',
+        'jev-preview',
+        'jev-1.13.0',
+      ],
+      englishCheckpoint: ENGLISH_CHECKPOINT,
+      multilingualCheckpoint: MULTILINGUAL_CHECKPOINT,
+      buildFixturesIfMissing: bool(env, 'STRUCTQA_BUILD_FIXTURES', true),
+    },
+    engine: {
+      maxQuestions: 32,
+      threads: int(env, 'STRUCTQA_THREADS', usableCores()),
+      batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 8192),
+      batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
+      queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
+      overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),
+      startingRetryMs: int(env, 'STRUCTQA_STARTING_RETRY_MS', 2000),
+    },
+    accounts: {
+      databaseUrl: str(env, 'DATABASE_URL'),
+      sqlitePath: path.resolve(str(env, 'STRUCTQA_SQLITE_PATH') ?? path.join(dataDir, 'structqa.sqlite')),
+      redisUrl: str(env, 'REDIS_URL'),
+      redisFailureMode: str(env, 'STRUCTQA_REDIS_FAILURE_MODE') === 'closed' ? 'closed' : 'open',
+      adminToken: str(env, 'STRUCTQA_ADMIN_TOKEN'),
+      defaultAccountName: str(env, 'STRUCTQA_DEFAULT_ACCOUNT') ?? 'default',
+      defaultMonthlyAllowance: int(env, 'STRUCTQA_MONTHLY_ALLOWANCE', 2_000_000),
+      defaultRequestsPerSecond: int(env, 'STRUCTQA_REQUESTS_PER_SECOND', 20),
+      defaultProcessedTokensPerSecond: int(env, 'STRUCTQA_PROCESSED_TOKENS_PER_SECOND', 50_000),
+      defaultInFlight: int(env, 'STRUCTQA_IN_FLIGHT', 8),
+      firstKeyFile: path.resolve(str(env, 'STRUCTQA_FIRST_KEY_FILE') ?? path.join(dataDir, 'first-api-key.txt')),
+      databaseSchema: str(env, 'STRUCTQA_DATABASE_SCHEMA') ?? 'public',
+      redisKeyPrefix: str(env, 'STRUCTQA_REDIS_PREFIX') ?? 'structqa:',
+      redisTimeoutMs: int(env, 'STRUCTQA_REDIS_TIMEOUT_MS', 250),
+      reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 120_000),
+    },
+  };
+}

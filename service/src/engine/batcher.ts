@@ -1,0 +1,134 @@
+/**
+ * One queue of rows per checkpoint, shared by every request. Whenever the backend is free it takes
+ * what is queued — no idle timer — as a batch cut by a padded-token budget (rows × longest row) and a
+ * row limit, choosing rows of similar length around the oldest one so that padding stays small and
+ * nothing starves. Rows of a request whose client has gone are dropped before they are run.
+ */
+import { Overloaded } from '../errors.js';
+import type { Backend } from './backend.js';
+import type { Row } from './layout.js';
+
+export interface BatcherOptions {
+  tokenBudget: number;
+  maxRows: number;
+  maxQueuedRows: number;
+  overloadedRetryMs: number;
+}
+
+export interface BatchStats {
+  rows: number;
+  paddedTokens: number;
+  realTokens: number;
+  seconds: number;
+}
+
+interface Pending {
+  row: Row;
+  signal?: AbortSignal;
+  resolve: (logits: Float32Array) => void;
+  reject: (error: unknown) => void;
+}
+
+export class ClientGone extends Error {
+  constructor() {
+    super('the client went away before its rows were run');
+  }
+}
+
+/**
+ * Pick the rows of the next batch. `lengths` is in queue order (index 0 = oldest). The oldest row is
+ * always taken; then shorter rows (which do not raise the padded length), then longer ones, while
+ * rows × longest row stays within the budget and the row limit holds. Returns queue indices.
+ */
+export function selectBatch(lengths: number[], tokenBudget: number, maxRows: number): number[] {
+  if (lengths.length === 0) return [];
+  const sorted = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
+  const start = sorted.indexOf(0);
+  let lo = start;
+  let hi = start;
+  const longest = lengths[0]!;
+  const count = () => hi - lo + 1;
+  while (lo > 0 && count() < maxRows && longest * (count() + 1) <= tokenBudget) lo--;
+  while (hi < sorted.length - 1 && count() < maxRows && lengths[sorted[hi + 1]!]! * (count() + 1) <= tokenBudget) hi++;
+  return sorted.slice(lo, hi + 1);
+}
+
+export class Batcher {
+  private queue: Pending[] = [];
+  private running = false;
+  private closed = false;
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly options: BatcherOptions,
+    private readonly onBatch: (stats: BatchStats) => void = () => {},
+  ) {}
+
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  /** Queue a request's rows; resolves with each row's logits over its own markers. */
+  submit(rows: Row[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (this.closed) return Promise.reject(new Error('batcher closed'));
+    if (this.queue.length + rows.length > this.options.maxQueuedRows) {
+      return Promise.reject(new Overloaded(this.options.overloadedRetryMs));
+    }
+    const promises = rows.map(
+      (row) => new Promise<Float32Array>((resolve, reject) => this.queue.push({ row, signal, resolve, reject })),
+    );
+    this.pump();
+    return Promise.all(promises);
+  }
+
+  private dropAbandoned(): void {
+    const kept: Pending[] = [];
+    for (const p of this.queue) {
+      if (p.signal?.aborted) p.reject(new ClientGone());
+      else kept.push(p);
+    }
+    this.queue = kept;
+  }
+
+  private pump(): void {
+    if (this.running) return;
+    this.dropAbandoned();
+    if (this.queue.length === 0) return;
+    const picked = selectBatch(
+      this.queue.map((p) => p.row.ids.length),
+      this.options.tokenBudget,
+      this.options.maxRows,
+    );
+    const chosen = new Set(picked);
+    const batch = picked.map((i) => this.queue[i]!);
+    this.queue = this.queue.filter((_, i) => !chosen.has(i));
+    this.running = true;
+    void this.runBatch(batch).finally(() => {
+      this.running = false;
+      this.pump();
+    });
+  }
+
+  private async runBatch(batch: Pending[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    try {
+      const { logits, markers } = await this.backend.run(batch.map((p) => p.row));
+      batch.forEach((p, i) => p.resolve(logits.slice(i * markers, i * markers + p.row.markers.length)));
+      const longest = Math.max(...batch.map((p) => p.row.ids.length));
+      this.onBatch({
+        rows: batch.length,
+        paddedTokens: longest * batch.length,
+        realTokens: batch.reduce((s, p) => s + p.row.ids.length, 0),
+        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      });
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    }
+  }
+
+  /** Wait for queued work to finish, then refuse new work. */
+  async drain(): Promise<void> {
+    while (this.running || this.queue.length > 0) await new Promise((r) => setTimeout(r, 10));
+    this.closed = true;
+  }
+}

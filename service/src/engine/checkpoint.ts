@@ -1,0 +1,66 @@
+/**
+ * A loaded checkpoint: manifest + tokenizer + backend + its batcher, plus a cache of tokenized
+ * question heads (callers tend to send the same questions again and again).
+ */
+import path from 'node:path';
+import { OnnxBackend, type Backend } from './backend.js';
+import { Batcher, type BatcherOptions, type BatchStats } from './batcher.js';
+import { buildHeads, type QuestionHead } from './layout.js';
+import { readManifest, type Manifest } from './manifest.js';
+import type { Question } from './render.js';
+import { HfTokenizer, type TextTokenizer } from './tokenizer.js';
+
+const HEAD_CACHE_SIZE = 2048;
+
+export class Checkpoint {
+  private readonly heads = new Map<string, QuestionHead>();
+
+  constructor(
+    readonly manifest: Manifest,
+    readonly tokenizer: TextTokenizer,
+    readonly backend: Backend,
+    readonly batcher: Batcher,
+    /** Which graph runs: 'fp32' or 'int8' (opt-in). */
+    readonly precision: 'fp32' | 'int8',
+  ) {}
+
+  static async load(
+    dir: string,
+    opts: { int8: boolean; threads: number; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
+  ): Promise<Checkpoint> {
+    const manifest = readManifest(dir);
+    const tokenizer = HfTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
+    let file = manifest.files.model;
+    if (opts.int8) {
+      if (!manifest.files.model_int8) throw new Error(`${manifest.name}: int8 requested but the manifest has no model_int8`);
+      file = manifest.files.model_int8;
+    }
+    const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads);
+    const batcher = new Batcher(backend, opts.batcher, opts.onBatch);
+    return new Checkpoint(manifest, tokenizer, backend, batcher, opts.int8 ? 'int8' : 'fp32');
+  }
+
+  get name(): string {
+    return this.manifest.name;
+  }
+
+  /** Heads of these questions, tokenized once and then served from the cache. */
+  async questionHeads(questions: Question[]): Promise<QuestionHead[]> {
+    const keys = questions.map((q) => JSON.stringify([q.type, q.instructions ?? null, q.criteria ?? null]));
+    const missing = new Map<string, Question>();
+    questions.forEach((q, i) => {
+      if (!this.heads.has(keys[i]!)) missing.set(keys[i]!, q);
+    });
+    if (missing.size > 0) {
+      const built = await buildHeads(this.tokenizer, [...missing.values()]);
+      [...missing.keys()].forEach((key, j) => this.heads.set(key, built[j]!));
+      while (this.heads.size > HEAD_CACHE_SIZE) this.heads.delete(this.heads.keys().next().value!);
+    }
+    return keys.map((k) => this.heads.get(k)!);
+  }
+
+  async close(): Promise<void> {
+    await this.batcher.drain();
+    await this.backend.close();
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The engine's core: lay a call out on a checkpoint (exact accounting, nothing cut), queue its rows on
+ * the checkpoint's batcher, and turn the logits into calibrated answers. Readiness: `starting` until
+ * every configured checkpoint is loaded and warmed; new calls get 529 `starting` meanwhile.
+ */
+import { Starting } from '../errors.js';
+import type { BatcherOptions, BatchStats } from './batcher.js';
+import { softmax, temperatureFor, toAnswer, type Answer } from './calibrate.js';
+import { Checkpoint } from './checkpoint.js';
+import { layOut, tokenizeState, type LaidOutCall } from './layout.js';
+import type { Question } from './render.js';
+
+export interface EngineOptions {
+  checkpoints: Record<string, { dir: string; int8: boolean }>;
+  threads: number;
+  batcher: BatcherOptions;
+  startingRetryMs: number;
+  onBatch?: (checkpoint: string, stats: BatchStats) => void;
+}
+
+export interface PreparedCall {
+  checkpoint: Checkpoint;
+  names: string[];
+  questions: Question[];
+  laidOut: LaidOutCall;
+}
+
+export interface AnsweredCall {
+  model: string;
+  answers: Record<string, Answer>;
+  usage: { input_tokens: number; output_tokens: number; processed_tokens: number };
+}
+
+export class Engine {
+  readonly checkpoints = new Map<string, Checkpoint>();
+  private state: 'starting' | 'ready' | 'failed' | 'closed' = 'starting';
+  private failure?: Error;
+
+  constructor(private readonly options: EngineOptions) {}
+
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  get status(): { state: string; error?: string; checkpoints: Record<string, unknown> } {
+    const checkpoints: Record<string, unknown> = {};
+    for (const [name, c] of this.checkpoints) {
+      checkpoints[name] = { precision: c.precision, fixture: c.manifest.fixture, window: c.manifest.window, queued_rows: c.batcher.depth };
+    }
+    return { state: this.state, ...(this.failure ? { error: this.failure.message } : {}), checkpoints };
+  }
+
+  /** Load and warm every configured checkpoint; readiness follows. */
+  async start(): Promise<void> {
+    try {
+      for (const [name, cfg] of Object.entries(this.options.checkpoints)) {
+        const checkpoint = await Checkpoint.load(cfg.dir, {
+          int8: cfg.int8,
+          threads: this.options.threads,
+          batcher: this.options.batcher,
+          onBatch: (s) => this.options.onBatch?.(name, s),
+        });
+        if (checkpoint.name !== name) {
+          throw new Error(`${cfg.dir}: manifest names "${checkpoint.name}" but it is configured as "${name}"`);
+        }
+        await this.warm(checkpoint);
+        this.checkpoints.set(name, checkpoint);
+      }
+      this.state = 'ready';
+    } catch (error) {
+      this.state = 'failed';
+      this.failure = error as Error;
+      throw error;
+    }
+  }
+
+  /** One short and one full-window row, so the first real call does not pay for lazy initialisation. */
+  private async warm(checkpoint: Checkpoint): Promise<void> {
+    const question: Question = { type: 'noul', instructions: 'warm-up' };
+    const [head] = await checkpoint.questionHeads([question]);
+    const room = checkpoint.manifest.window - 1 - head!.ids.length;
+    for (const length of [8, room]) {
+      const state = new Array(Math.max(0, length)).fill(checkpoint.tokenizer.special.cls);
+      const laidOut = layOut(['w'], [head!], state, checkpoint.tokenizer.special.sep, {
+        model: checkpoint.name,
+        window: checkpoint.manifest.window,
+        processedTokenCap: Number.MAX_SAFE_INTEGER,
+      });
+      await checkpoint.backend.run(laidOut.rows);
+    }
+  }
+
+  checkpoint(name: string): Checkpoint {
+    if (this.state !== 'ready') throw new Starting(this.options.startingRetryMs);
+    const checkpoint = this.checkpoints.get(name);
+    if (!checkpoint) throw new Error(`checkpoint ${name} is not loaded`);
+    return checkpoint;
+  }
+
+  /** Tokenize and check a call; throws StateTooLong / ProcessedTokenCap before anything runs. */
+  async prepare(checkpointName: string, questions: Record<string, Question>, state: unknown): Promise<PreparedCall> {
+    const checkpoint = this.checkpoint(checkpointName);
+    const names = Object.keys(questions);
+    const list = names.map((n) => questions[n]!);
+    const [heads, stateIds] = await Promise.all([
+      checkpoint.questionHeads(list),
+      tokenizeState(checkpoint.tokenizer, state),
+    ]);
+    const laidOut = layOut(names, heads, stateIds, checkpoint.tokenizer.special.sep, {
+      model: checkpoint.name,
+      window: checkpoint.manifest.window,
+      processedTokenCap: checkpoint.manifest.processed_token_cap,
+    });
+    return { checkpoint, names, questions: list, laidOut };
+  }
+
+  /** Run a prepared call through the shared batcher and shape its answers. */
+  async answer(call: PreparedCall, opts: { signal?: AbortSignal; language?: string } = {}): Promise<AnsweredCall> {
+    const { checkpoint, laidOut } = call;
+    const logits = await checkpoint.batcher.submit(laidOut.rows, opts.signal);
+    const answers: Record<string, Answer> = {};
+    let outputTokens = 0;
+    call.names.forEach((name, i) => {
+      const head = laidOut.heads[i]!;
+      const t = temperatureFor(checkpoint.manifest.calibration, head.type, head.keys.length, opts.language);
+      const p = softmax(logits[i]!, t);
+      answers[name] = toAnswer(head.type, head.keys, p, call.questions[i]!.criteria);
+      outputTokens += head.keys.length;
+    });
+    return {
+      model: checkpoint.name,
+      answers,
+      usage: {
+        input_tokens: laidOut.inputTokens,
+        output_tokens: outputTokens,
+        processed_tokens: laidOut.processedTokens,
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.state = 'closed';
+    for (const checkpoint of this.checkpoints.values()) await checkpoint.close();
+  }
+}

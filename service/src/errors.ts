@@ -1,0 +1,205 @@
+/**
+ * Every error the service answers with, as one class per contract §6 row.
+ *
+ *   ServiceError (status, code, extra body fields, extra headers)
+ *    ├── InvalidJson              400 invalid_json
+ *    ├── InvalidRequest           422 invalid_request   (FastAPI-style detail[] list)
+ *    ├── UnknownModel             400 unknown_model
+ *    ├── MissingApiKey            401 missing_api_key
+ *    ├── InvalidApiKey            401 invalid_api_key
+ *    ├── AllowanceExhausted       402 allowance_exhausted
+ *    ├── StateTooLong             413 state_too_long
+ *    ├── TooManyQuestions         413 too_many_questions
+ *    ├── ProcessedTokenCap        413 processed_token_cap
+ *    ├── PayloadTooLarge          413 payload_too_large
+ *    ├── RateLimited              429 rate_limited      (Retry-After, retry-after-ms)
+ *    ├── InFlightLimit            429 in_flight_limit   (Retry-After, retry-after-ms)
+ *    ├── Overloaded               529 overloaded        (Retry-After, retry-after-ms)
+ *    ├── Starting                 529 starting          (Retry-After, retry-after-ms)
+ *    └── InternalError            500 internal_error    (request id only)
+ *
+ * The HTTP layer turns any ServiceError into `{"detail": {"error_type", "message", ...extra}}` with the
+ * header `x-service-error-code`; anything else becomes InternalError with no internals exposed.
+ */
+
+export type ErrorCode =
+  | 'invalid_json'
+  | 'invalid_request'
+  | 'unknown_model'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'allowance_exhausted'
+  | 'state_too_long'
+  | 'too_many_questions'
+  | 'processed_token_cap'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'in_flight_limit'
+  | 'overloaded'
+  | 'starting'
+  | 'not_found'
+  | 'forbidden'
+  | 'internal_error';
+
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra fields placed beside `error_type` and `message` in `detail`. */
+    readonly extra: Record<string, unknown> = {},
+    /** Extra response headers (Retry-After, WWW-Authenticate, …). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** One FastAPI-style validation problem: `loc` starts with "body". */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class InvalidJson extends ServiceError {
+  constructor(message = 'The request body is not valid JSON.') {
+    super(400, 'invalid_json', message);
+  }
+}
+
+export class InvalidRequest extends ServiceError {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(422, 'invalid_request', issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+  }
+}
+
+export class UnknownModel extends ServiceError {
+  constructor(model: string, accepted: string[]) {
+    super(400, 'unknown_model', `Unknown model: ${model}`, { model, accepted_models: accepted });
+  }
+}
+
+const bearer = { 'www-authenticate': 'Bearer' };
+
+export class MissingApiKey extends ServiceError {
+  constructor(message = 'Must supply an API key in the Authorization header: "Bearer <key>".') {
+    super(401, 'missing_api_key', message, {}, bearer);
+  }
+}
+
+export class InvalidApiKey extends ServiceError {
+  constructor(message = 'Cannot authenticate with the server. Please check your API key and try again.') {
+    super(401, 'invalid_api_key', message, {}, bearer);
+  }
+}
+
+export class AllowanceExhausted extends ServiceError {
+  constructor(info: { allowance: number; used: number; resets_at: string; usage_view: string }) {
+    super(
+      402,
+      'allowance_exhausted',
+      `The monthly free allowance of ${info.allowance} processed tokens is used up; it resets at ${info.resets_at}.`,
+      info,
+    );
+  }
+}
+
+export interface QuestionRoom {
+  /** Tokens of state this question can hold. */
+  room: number;
+  /** Tokens of state beyond the room (0 when it fits). */
+  overflow: number;
+}
+
+export class StateTooLong extends ServiceError {
+  constructor(model: string, stateTokens: number, questions: Record<string, QuestionRoom>) {
+    const over = Object.entries(questions).filter(([, q]) => q.overflow > 0).length;
+    super(
+      413,
+      'state_too_long',
+      `The state is ${stateTokens} tokens for ${model} and does not fit the room of ${over} question(s); ` +
+        'nothing is truncated: split the state into chunks that fit each question\'s room.',
+      { model, state_tokens: stateTokens, questions },
+    );
+  }
+}
+
+export class TooManyQuestions extends ServiceError {
+  constructor(count: number, limit: number) {
+    super(413, 'too_many_questions', `${count} questions in one call; the limit is ${limit}.`, { limit, count });
+  }
+}
+
+export class ProcessedTokenCap extends ServiceError {
+  constructor(model: string, cost: number, cap: number) {
+    super(
+      413,
+      'processed_token_cap',
+      `This call would process ${cost} tokens (questions × longest sequence) on ${model}; the cap is ${cap}. ` +
+        'Send fewer questions or a shorter state.',
+      { model, cost, cap },
+    );
+  }
+}
+
+export class PayloadTooLarge extends ServiceError {
+  constructor(limitBytes: number) {
+    super(413, 'payload_too_large', `The request body is larger than ${limitBytes} bytes.`, { limit_bytes: limitBytes });
+  }
+}
+
+/** Retry headers in both forms the earlier clients read; seconds are rounded up so waiting them suffices. */
+export function retryHeaders(retryAfterMs: number): Record<string, string> {
+  const ms = Math.max(0, Math.ceil(retryAfterMs));
+  return { 'retry-after': String(Math.ceil(ms / 1000)), 'retry-after-ms': String(ms) };
+}
+
+export class RateLimited extends ServiceError {
+  constructor(retryAfterMs: number, message = 'The account request or token rate limit is reached.') {
+    super(429, 'rate_limited', message, { retry_after_ms: Math.ceil(retryAfterMs) }, retryHeaders(retryAfterMs));
+  }
+}
+
+export class InFlightLimit extends ServiceError {
+  constructor(retryAfterMs: number, limit: number) {
+    super(
+      429,
+      'in_flight_limit',
+      `The account already has ${limit} requests in flight.`,
+      { limit, retry_after_ms: Math.ceil(retryAfterMs) },
+      retryHeaders(retryAfterMs),
+    );
+  }
+}
+
+export class Overloaded extends ServiceError {
+  constructor(retryAfterMs: number) {
+    super(529, 'overloaded', 'The inference queue is full; retry after a short delay.', {}, retryHeaders(retryAfterMs));
+  }
+}
+
+export class Starting extends ServiceError {
+  constructor(retryAfterMs: number) {
+    super(529, 'starting', 'The checkpoints are still loading; retry after a short delay.', {}, retryHeaders(retryAfterMs));
+  }
+}
+
+export class NotFound extends ServiceError {
+  constructor(message = 'Not Found') {
+    super(404, 'not_found', message);
+  }
+}
+
+export class Forbidden extends ServiceError {
+  constructor(message = 'Forbidden') {
+    super(403, 'forbidden', message);
+  }
+}
+
+export class InternalError extends ServiceError {
+  constructor() {
+    super(500, 'internal_error', 'Internal error; quote the request id when reporting it.');
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The Fastify application: request ids, logging, error rendering, metrics, OpenAPI, and the routes.
+ * Dependencies (engine, router, gate) are passed in so tests can build an app around real parts.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Gate } from '../accounts/types.js';
+import type { Config } from '../config.js';
+import type { Engine } from '../engine/engine.js';
+import { NotFound, ServiceError } from '../errors.js';
+import type { ModelRouter } from '../routing/models.js';
+import { errorBody, toServiceError } from './errors.js';
+import { Metrics } from './metrics.js';
+import { newRequestId } from './request-id.js';
+import { healthRoutes } from './routes/health.js';
+import { modelRoutes } from './routes/models.js';
+import { systemOneRoutes } from './routes/systemone.js';
+
+export interface AppDeps {
+  config: Config;
+  engine: Engine;
+  router: ModelRouter;
+  gate: Gate;
+  metrics?: Metrics;
+  /** Extra route plugins (accounts, usage, admin) registered after the core routes. */
+  plugins?: ((app: FastifyInstance) => Promise<void>)[];
+  logger?: boolean | object;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    errorCode?: string;
+  }
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const metrics = deps.metrics ?? new Metrics();
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    genReqId: newRequestId,
+    requestIdLogLabel: 'request_id',
+    bodyLimit: config.bodyLimitBytes,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'ignore',
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
+    },
+  });
+
+  // Earlier clients always send JSON; accept a body whatever its declared type and parse it as JSON.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      (error as { statusCode?: number }).statusCode = 400;
+      done(error as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-typesafe-request-id', request.id);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const serviceError = toServiceError(error, config.bodyLimitBytes);
+    if (serviceError.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: serviceError.code, status: serviceError.status }, serviceError.message);
+    request.errorCode = serviceError.code;
+    reply.code(serviceError.status).headers({ 'x-service-error-code': serviceError.code, ...serviceError.headers });
+    return errorBody(serviceError);
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new NotFound();
+    request.errorCode = error.code;
+    reply.code(404).header('x-service-error-code', error.code);
+    return { detail: 'Not Found' };
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { route, method: request.method, status: String(reply.statusCode) };
+    metrics.requests.inc({ ...labels, code: request.errorCode ?? '' });
+    metrics.latency.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'structqa',
+        version: '0.1.0',
+        description: 'Structured question answering over one piece of text; wire-compatible with System One.',
+      },
+      components: { securitySchemes: { HTTPBearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+
+  await app.register(healthRoutes, { engine: deps.engine, metrics });
+  await app.register(modelRoutes, { engine: deps.engine, router: deps.router });
+  await app.register(systemOneRoutes, { config, engine: deps.engine, router: deps.router, gate: deps.gate, metrics });
+  for (const plugin of deps.plugins ?? []) await app.register(plugin);
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+export { ServiceError };

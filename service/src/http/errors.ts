@@ -1,0 +1,32 @@
+/** Whatever was thrown → the status, body and headers the contract (§6) names for it. */
+import {
+  InternalError,
+  InvalidJson,
+  InvalidRequest,
+  PayloadTooLarge,
+  ServiceError,
+} from '../errors.js';
+import { toIssues, type AjvError } from './validation.js';
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  validation?: AjvError[];
+  message?: string;
+}
+
+export function toServiceError(error: unknown, bodyLimitBytes: number): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const e = (error ?? {}) as FastifyLikeError;
+  if (Array.isArray(e.validation)) return new InvalidRequest(toIssues(e.validation));
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLarge(bodyLimitBytes);
+  if (e.statusCode === 400 || e.code?.startsWith('FST_ERR_CTP')) {
+    return new InvalidJson(`The request body is not valid JSON: ${e.message ?? 'parse error'}`);
+  }
+  return new InternalError();
+}
+
+export function errorBody(error: ServiceError): unknown {
+  if (error instanceof InvalidRequest) return { detail: error.issues };
+  return { detail: { error_type: error.code, message: error.message, ...error.extra } };
+}

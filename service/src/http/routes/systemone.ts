@@ -1,0 +1,96 @@
+/**
+ * POST /v1/systemone. Order of checks: key (401) → body (400/422/413) → question count (413) →
+ * model name (400) → readiness (529) → state and cap (413) → allowance and limits (402/429) → queue
+ * (529) → answer. Exactly one usage record per answered call; none for a rejected or abandoned one.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Account, Gate } from '../../accounts/types.js';
+import type { Config } from '../../config.js';
+import type { Engine } from '../../engine/engine.js';
+import type { Question } from '../../engine/render.js';
+import { ClientGone } from '../../engine/batcher.js';
+import { TooManyQuestions } from '../../errors.js';
+import type { ModelRouter } from '../../routing/models.js';
+import { SystemOneRequest, SystemOneResponse, errorResponses } from '../../schemas/systemone.js';
+import type { Metrics } from '../metrics.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account?: Account;
+  }
+}
+
+export async function systemOneRoutes(
+  app: FastifyInstance,
+  opts: { config: Config; engine: Engine; router: ModelRouter; gate: Gate; metrics: Metrics },
+): Promise<void> {
+  const { config, engine, router, gate, metrics } = opts;
+
+  app.post(
+    '/v1/systemone',
+    {
+      schema: {
+        summary: 'Answer typed questions about one state',
+        operationId: 'systemone_v1_systemone_post',
+        security: [{ HTTPBearer: [] }],
+        body: SystemOneRequest,
+        response: { 200: SystemOneResponse, ...errorResponses([400, 401, 402, 413, 422, 429, 500, 529]) },
+      },
+      // Authentication comes first: a call without a valid key learns nothing about its body.
+      onRequest: async (request) => {
+        request.account = await gate.authenticate(request.headers.authorization);
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as SystemOneRequest;
+      const names = Object.keys(body.questions);
+      if (names.length > config.engine.maxQuestions) throw new TooManyQuestions(names.length, config.engine.maxQuestions);
+
+      const route = router.route(body.model, body.state);
+      const prepared = await engine.prepare(route.checkpoint, body.questions as Record<string, Question>, body.state);
+      const idempotencyKey = headerValue(request.headers['idempotency-key']);
+      const admission = await gate.admit(request.account!, {
+        processedTokens: prepared.laidOut.processedTokens,
+        idempotencyKey,
+      });
+      if (admission.replay) {
+        reply.code(admission.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
+        return reply.send(admission.replay.body);
+      }
+
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      let settled = false;
+      try {
+        const answered = await engine.answer(prepared, { signal: gone.signal, language: route.language });
+        const payload = JSON.stringify(answered);
+        await admission.commit({
+          requestId: request.id,
+          model: answered.model,
+          processedTokens: answered.usage.processed_tokens,
+          inputTokens: answered.usage.input_tokens,
+          outputTokens: answered.usage.output_tokens,
+          responseBody: payload,
+        });
+        settled = true;
+        metrics.processedTokens.inc({ checkpoint: answered.model }, answered.usage.processed_tokens);
+        reply.type('application/json; charset=utf-8');
+        return reply.send(payload);
+      } catch (error) {
+        if (error instanceof ClientGone) request.log.info('client went away; call dropped and not charged');
+        throw error;
+      } finally {
+        if (!settled) await admission.release();
+        reply.raw.off('close', onClose);
+      }
+    },
+  );
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v && v.trim() ? v.trim().slice(0, 255) : undefined;
+}

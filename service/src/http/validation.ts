@@ -1,0 +1,67 @@
+/**
+ * Ajv errors → FastAPI-style `detail[]` items (`loc` starting with "body"), the shape the earlier
+ * clients render for 422s (reference §4.1).
+ */
+import type { ValidationIssue } from '../errors.js';
+
+export interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function location(instancePath: string): (string | number)[] {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
+}
+
+function describe(error: AjvError): { type: string; msg: string; extra: (string | number)[] } {
+  const p = error.params;
+  switch (error.keyword) {
+    case 'required':
+      return { type: 'missing', msg: 'Field required', extra: [String(p['missingProperty'])] };
+    case 'type':
+      return { type: `${String(p['type'])}_type`, msg: `Input should be a valid ${String(p['type'])}`, extra: [] };
+    case 'anyOf':
+      return { type: 'union_type', msg: 'Input should be a string, an object or an array', extra: [] };
+    case 'discriminator': {
+      const tag = p['tagValue'];
+      return {
+        type: 'union_tag_invalid',
+        msg:
+          tag === undefined
+            ? "Unable to extract tag using discriminator 'type'"
+            : `Input tag ${JSON.stringify(tag)} found using 'type' does not match any of the expected tags: 'noul', 'choice', 'score'`,
+        extra: [],
+      };
+    }
+    case 'minProperties':
+    case 'minItems':
+      return { type: 'too_short', msg: `Should have at least ${String(p['limit'])} item(s)`, extra: [] };
+    case 'maxProperties':
+    case 'maxItems':
+      return { type: 'too_long', msg: `Should have at most ${String(p['limit'])} item(s)`, extra: [] };
+    case 'minLength':
+      return { type: 'string_too_short', msg: `String should have at least ${String(p['limit'])} character(s)`, extra: [] };
+    case 'const':
+      return { type: 'literal_error', msg: `Input should be ${JSON.stringify(p['allowedValue'])}`, extra: [] };
+    default:
+      return { type: error.keyword, msg: error.message ?? 'Invalid value', extra: [] };
+  }
+}
+
+export function toIssues(errors: AjvError[]): ValidationIssue[] {
+  // An anyOf failure also reports each branch's failure at the same path: keep only the anyOf.
+  const unions = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const kept = errors.filter((e) => e.keyword === 'anyOf' || !unions.has(e.instancePath));
+  const issues = kept.map((error) => {
+    const { type, msg, extra } = describe(error);
+    return { loc: ['body', ...location(error.instancePath), ...extra], msg, type };
+  });
+  return issues.length > 0 ? issues : [{ loc: ['body'], msg: 'Invalid request', type: 'value_error' }];
+}

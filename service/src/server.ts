@@ -1,0 +1,94 @@
+/**
+ * Start the whole service in one process: listen first (so that callers get 529 `starting` rather
+ * than refused connections), then build missing fixture checkpoints, load and warm the checkpoints,
+ * and become ready. `stop()` stops accepting, lets in-flight calls finish, then closes the engine.
+ */
+import fs from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Gate } from './accounts/types.js';
+import type { Config } from './config.js';
+import { Engine } from './engine/engine.js';
+import { ensureFixtures } from './fixtures/build.js';
+import { buildApp } from './http/app.js';
+import { Metrics } from './http/metrics.js';
+import { ModelRouter } from './routing/models.js';
+
+export interface RunningService {
+  app: FastifyInstance;
+  engine: Engine;
+  url: string;
+  /** Resolves when every checkpoint is loaded and warmed. */
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceParts {
+  gate: Gate;
+  plugins?: ((app: FastifyInstance) => Promise<void>)[];
+  logger?: boolean | object;
+}
+
+export function createEngine(config: Config, metrics: Metrics): Engine {
+  return new Engine({
+    checkpoints: config.models.checkpoints,
+    threads: config.engine.threads,
+    startingRetryMs: config.engine.startingRetryMs,
+    batcher: {
+      tokenBudget: config.engine.batchTokenBudget,
+      maxRows: config.engine.batchMaxRows,
+      maxQueuedRows: config.engine.queueMaxRows,
+      overloadedRetryMs: config.engine.overloadedRetryMs,
+    },
+    onBatch: (checkpoint, s) => {
+      metrics.batchRows.observe({ checkpoint }, s.rows);
+      metrics.batchSeconds.observe({ checkpoint }, s.seconds);
+      metrics.modelTokens.inc({ checkpoint, kind: 'real' }, s.realTokens);
+      metrics.modelTokens.inc({ checkpoint, kind: 'padding' }, s.paddedTokens - s.realTokens);
+    },
+  });
+}
+
+/** Build the fixture checkpoints the configuration points at, when their folders are missing. */
+export async function prepareCheckpoints(config: Config): Promise<string[]> {
+  const missing = Object.values(config.models.checkpoints).some((c) => !fs.existsSync(c.dir));
+  if (!missing || !config.models.buildFixturesIfMissing) return [];
+  return ensureFixtures(config.models.dir, {
+    en: config.models.englishCheckpoint,
+    multilingual: config.models.multilingualCheckpoint,
+  });
+}
+
+export async function startService(config: Config, parts: ServiceParts): Promise<RunningService> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const metrics = new Metrics();
+  const engine = createEngine(config, metrics);
+  const router = new ModelRouter(config.models);
+  const app = await buildApp({ config, engine, router, gate: parts.gate, metrics, plugins: parts.plugins, logger: parts.logger });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://127.0.0.1:${port}`;
+
+  const ready = (async () => {
+    const built = await prepareCheckpoints(config);
+    if (built.length > 0) app.log.info({ built }, 'built fixture checkpoints (random weights: mechanics only, not answer quality)');
+    await engine.start();
+    for (const [name, c] of engine.checkpoints) {
+      app.log.info(
+        { checkpoint: name, precision: c.precision, fixture: c.manifest.fixture, window: c.manifest.window },
+        c.precision === 'int8' ? 'checkpoint loaded with its int8 graph (opted in)' : 'checkpoint loaded',
+      );
+    }
+    app.log.info({ url }, 'ready');
+  })();
+  ready.catch((error) => app.log.error({ err: error }, 'checkpoints failed to load; /readyz stays unready'));
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.close(); // stops accepting; waits for in-flight requests
+      await engine.close();
+      await parts.gate.close();
+    })());
+  return { app, engine, url, ready, stop };
+}

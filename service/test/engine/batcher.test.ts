@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Batcher, ClientGone, selectBatch } from '../../src/engine/batcher.js';
+import type { Backend } from '../../src/engine/backend.js';
+import type { Row } from '../../src/engine/layout.js';
+import { Overloaded } from '../../src/errors.js';
+
+/** TEST FIXTURE: a backend that records the batches it is given and answers logit = row length. */
+class RecordingBackend implements Backend {
+  batches: number[][] = [];
+  release?: () => void;
+  constructor(private readonly gate = false) {}
+  async run(rows: Row[]) {
+    this.batches.push(rows.map((r) => r.ids.length));
+    if (this.gate) await new Promise<void>((r) => (this.release = r));
+    const markers = Math.max(...rows.map((r) => r.markers.length));
+    const logits = new Float32Array(rows.length * markers).fill(-1e4);
+    rows.forEach((r, i) => r.markers.forEach((_, j) => (logits[i * markers + j] = r.ids.length + j)));
+    return { logits, markers };
+  }
+  async close() {}
+}
+
+const row = (length: number, markers = 2): Row => ({ ids: new Int32Array(length), markers: Array.from({ length: markers }, (_, i) => i + 1), qtype: 2 });
+const options = { tokenBudget: 100, maxRows: 4, maxQueuedRows: 10, overloadedRetryMs: 500 };
+
+test('selectBatch: always the oldest row, then shorter ones, then longer ones within budget and row limit', () => {
+  const table: { lengths: number[]; budget: number; maxRows: number; expected: number[] }[] = [
+    { lengths: [10], budget: 5, maxRows: 4, expected: [0] }, // oversize oldest still runs alone
+    { lengths: [10, 5, 20, 10], budget: 40, maxRows: 8, expected: [1, 0, 3] }, // 3 × 10 = 30; adding 20 → 80
+    { lengths: [10, 5, 20, 10], budget: 80, maxRows: 8, expected: [1, 0, 3, 2] },
+    { lengths: [10, 5, 6, 7], budget: 1000, maxRows: 2, expected: [3, 0] },
+    { lengths: [50, 10, 10, 60], budget: 120, maxRows: 8, expected: [2, 0] }, // 2 × 50 fits, 3 × 50 does not
+  ];
+  for (const { lengths, budget, maxRows, expected } of table) {
+    const picked = selectBatch(lengths, budget, maxRows);
+    assert.ok(picked.includes(0), `oldest row always picked for ${lengths}`);
+    assert.deepEqual(picked, expected, `lengths=${lengths} budget=${budget} maxRows=${maxRows}`);
+    const longest = Math.max(...picked.map((i) => lengths[i]!));
+    if (picked.length > 1) assert.ok(longest * picked.length <= budget);
+    assert.ok(picked.length <= maxRows);
+  }
+});
+
+test('a lone request runs at once (no idle timer) and gets each row sliced to its own markers', async () => {
+  const backend = new RecordingBackend();
+  const batcher = new Batcher(backend, options);
+  const out = await batcher.submit([row(7, 3), row(5, 2)]);
+  assert.equal(out[0]!.length, 3);
+  assert.equal(out[1]!.length, 2);
+  assert.deepEqual(Array.from(out[1]!), [5, 6]);
+});
+
+test('rows queued while the backend runs are batched together on the next run', async () => {
+  const backend = new RecordingBackend(true);
+  const batcher = new Batcher(backend, options);
+  const first = batcher.submit([row(10)]);
+  await new Promise((r) => setImmediate(r));
+  const second = batcher.submit([row(10), row(12)]);
+  const third = batcher.submit([row(11)]);
+  backend.release!();
+  await first;
+  await new Promise((r) => setImmediate(r));
+  backend.release!();
+  await Promise.all([second, third]);
+  assert.deepEqual(backend.batches, [[10], [10, 11, 12]]);
+});
+
+test('a full queue answers 529 overloaded without queueing anything', async () => {
+  const backend = new RecordingBackend(true);
+  const batcher = new Batcher(backend, { ...options, maxQueuedRows: 3 });
+  const running = batcher.submit([row(5)]);
+  await new Promise((r) => setImmediate(r));
+  const queued = batcher.submit([row(5), row(5)]);
+  await assert.rejects(batcher.submit([row(5), row(5)]), (e: unknown) => e instanceof Overloaded && e.status === 529);
+  assert.equal(batcher.depth, 2);
+  backend.release!();
+  await running;
+  await new Promise((r) => setImmediate(r));
+  backend.release!();
+  await queued;
+});
+
+test('rows of a request whose client has gone are dropped before they run', async () => {
+  const backend = new RecordingBackend(true);
+  const batcher = new Batcher(backend, options);
+  const running = batcher.submit([row(5)]);
+  await new Promise((r) => setImmediate(r));
+  const gone = new AbortController();
+  const abandoned = batcher.submit([row(9), row(9)], gone.signal);
+  const kept = batcher.submit([row(6)]);
+  gone.abort();
+  backend.release!();
+  await running;
+  await assert.rejects(abandoned, (e: unknown) => e instanceof ClientGone);
+  await new Promise((r) => setImmediate(r));
+  backend.release!();
+  await kept;
+  assert.deepEqual(backend.batches, [[5], [6]]);
+});

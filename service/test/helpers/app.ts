@@ -1,0 +1,40 @@
+/** Build the real app (real engine on the fixture checkpoints) around a given gate, without listening. */
+import type { FastifyInstance } from 'fastify';
+import type { Gate } from '../../src/accounts/types.js';
+import type { Config } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import { Metrics } from '../../src/http/metrics.js';
+import { ModelRouter } from '../../src/routing/models.js';
+import { createEngine } from '../../src/server.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { FixtureGate, TEST_KEY } from './gate.js';
+import { testConfig } from './checkpoints.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  engine: Engine;
+  gate: Gate;
+  config: Config;
+  auth: { authorization: string };
+  close(): Promise<void>;
+}
+
+export async function testApp(opts: { env?: Record<string, string>; gate?: Gate; start?: boolean } = {}): Promise<TestApp> {
+  const config = await testConfig(opts.env);
+  const metrics = new Metrics();
+  const engine = createEngine(config, metrics);
+  const gate = opts.gate ?? new FixtureGate();
+  const app = await buildApp({ config, engine, router: new ModelRouter(config.models), gate, metrics, logger: false });
+  if (opts.start !== false) await engine.start();
+  return {
+    app,
+    engine,
+    gate,
+    config,
+    auth: { authorization: `Bearer ${TEST_KEY}` },
+    close: async () => {
+      await app.close();
+      await engine.close();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The fixture checkpoints (random weights: they prove mechanics, not answer quality), built once per
+ * machine into service/.cache/fixtures and shared by every test file.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type Config } from '../../src/config.js';
+import { ensureFixtures } from '../../src/fixtures/index.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const FIXTURES_DIR = path.resolve(here, '../../.cache/fixtures');
+
+let built: Promise<unknown> | undefined;
+
+export async function fixtureModels(): Promise<string> {
+  built ??= ensureFixtures(FIXTURES_DIR, { en: 'core-0.3.20', multilingual: 'core-multilingual-0.3.20' });
+  await built;
+  return FIXTURES_DIR;
+}
+
+/** A Config whose checkpoints are the fixtures; `env` overrides anything else. */
+export async function testConfig(env: Record<string, string> = {}): Promise<Config> {
+  const models = await fixtureModels();
+  return loadConfig({
+    STRUCTQA_DATA_DIR: path.resolve(here, '../../.cache/data-unused'),
+    STRUCTQA_MODELS_DIR: models,
+    STRUCTQA_BUILD_FIXTURES: '0',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...env,
+  });
+}
