@@ -1,10 +1,32 @@
 #!/usr/bin/env bash
-# The whole test suite (`npm test`): type-check, then every package's tests. Fails loudly on the first error.
+# The whole test suite (`npm test`): tools the tests need, type-check, then every package's tests.
+# Fails loudly on the first error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+CACHE="$ROOT/.cache"
+mkdir -p "$CACHE"
+
+echo "== tools"
+if [ ! -x /usr/bin/chromium ]; then
+  # the usage-page test drives Debian's Chromium through playwright-core
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ||
+    { echo "could not install chromium (apt-get)"; exit 1; }
+fi
+VENV="$CACHE/venv-test"
+if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]"
 
 echo "== type-check (tsc, strict)"
 npx tsc --noEmit -p service/tsconfig.json
+npx tsc --noEmit -p clients/typescript/tsconfig.json
+npx tsc --noEmit -p bench/tsconfig.json
+
+echo "== TypeScript client tests"
+npm test -w @structqa/client
+
+echo "== Python client tests"
+"$VENV/bin/python" -m pytest -q clients/python/tests
 
 echo "== service tests"
 npm test -w @structqa/service

@@ -4,7 +4,7 @@
  * and become ready. `stop()` stops accepting, lets in-flight calls finish, then closes the engine.
  */
 import fs from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Gate } from './accounts/types.js';
 import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
@@ -26,6 +26,7 @@ export interface ServiceParts {
   gate: Gate;
   plugins?: ((app: FastifyInstance) => Promise<void>)[];
   logger?: boolean | object;
+  loggerInstance?: FastifyBaseLogger;
 }
 
 export function createEngine(config: Config, metrics: Metrics): Engine {
@@ -63,7 +64,7 @@ export async function startService(config: Config, parts: ServiceParts): Promise
   const metrics = new Metrics();
   const engine = createEngine(config, metrics);
   const router = new ModelRouter(config.models);
-  const app = await buildApp({ config, engine, router, gate: parts.gate, metrics, plugins: parts.plugins, logger: parts.logger });
+  const app = await buildApp({ config, engine, router, gate: parts.gate, metrics, plugins: parts.plugins, logger: parts.logger, loggerInstance: parts.loggerInstance });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -72,7 +73,7 @@ export async function startService(config: Config, parts: ServiceParts): Promise
   const ready = (async () => {
     const built = await prepareCheckpoints(config);
     if (built.length > 0) app.log.info({ built }, 'built fixture checkpoints (random weights: mechanics only, not answer quality)');
-    await engine.start();
+    await engine.start({ onWaiting: (dir) => app.log.warn({ dir }, 'waiting for checkpoint files to appear') });
     for (const [name, c] of engine.checkpoints) {
       app.log.info(
         { checkpoint: name, precision: c.precision, fixture: c.manifest.fixture, window: c.manifest.window },

@@ -3,6 +3,8 @@
  * the checkpoint's batcher, and turn the logits into calibrated answers. Readiness: `starting` until
  * every configured checkpoint is loaded and warmed; new calls get 529 `starting` meanwhile.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Starting } from '../errors.js';
 import type { BatcherOptions, BatchStats } from './batcher.js';
 import { softmax, temperatureFor, toAnswer, type Answer } from './calibrate.js';
@@ -50,19 +52,17 @@ export class Engine {
     return { state: this.state, ...(this.failure ? { error: this.failure.message } : {}), checkpoints };
   }
 
-  /** Load and warm every configured checkpoint; readiness follows. */
-  async start(): Promise<void> {
+  /**
+   * Load and warm every configured checkpoint; readiness follows. A checkpoint folder that does not
+   * exist yet (still being built or pulled) is waited for, polling every `missingPollMs`; any other
+   * load error leaves the engine failed (and /readyz unready).
+   */
+  async start(opts: { missingPollMs?: number; onWaiting?: (dir: string) => void } = {}): Promise<void> {
     try {
       for (const [name, cfg] of Object.entries(this.options.checkpoints)) {
-        const checkpoint = await Checkpoint.load(cfg.dir, {
-          int8: cfg.int8,
-          threads: this.options.threads,
-          batcher: this.options.batcher,
-          onBatch: (s) => this.options.onBatch?.(name, s),
-        });
-        if (checkpoint.name !== name) {
-          throw new Error(`${cfg.dir}: manifest names "${checkpoint.name}" but it is configured as "${name}"`);
-        }
+        if (this.checkpoints.has(name)) continue;
+        const checkpoint = await this.loadWhenPresent(cfg, name, opts);
+        if (!checkpoint) return; // closed while waiting
         await this.warm(checkpoint);
         this.checkpoints.set(name, checkpoint);
       }
@@ -72,6 +72,33 @@ export class Engine {
       this.failure = error as Error;
       throw error;
     }
+  }
+
+  private async loadWhenPresent(
+    cfg: { dir: string; int8: boolean },
+    name: string,
+    opts: { missingPollMs?: number; onWaiting?: (dir: string) => void },
+  ): Promise<Checkpoint | undefined> {
+    let announced = false;
+    while (this.state === 'starting') {
+      if (fs.existsSync(path.join(cfg.dir, 'manifest.json'))) {
+        const checkpoint = await Checkpoint.load(cfg.dir, {
+          int8: cfg.int8,
+          threads: this.options.threads,
+          batcher: this.options.batcher,
+          onBatch: (s) => this.options.onBatch?.(name, s),
+        });
+        if (checkpoint.name !== name) {
+          await checkpoint.close();
+          throw new Error(`${cfg.dir}: manifest names "${checkpoint.name}" but it is configured as "${name}"`);
+        }
+        return checkpoint;
+      }
+      if (!announced) opts.onWaiting?.(cfg.dir);
+      announced = true;
+      await new Promise((r) => setTimeout(r, opts.missingPollMs ?? 1000));
+    }
+    return undefined;
   }
 
   /** One short and one full-window row, so the first real call does not pay for lazy initialisation. */

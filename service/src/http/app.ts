@@ -2,7 +2,7 @@
  * The Fastify application: request ids, logging, error rendering, metrics, OpenAPI, and the routes.
  * Dependencies (engine, router, gate) are passed in so tests can build an app around real parts.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
@@ -25,6 +25,8 @@ export interface AppDeps {
   /** Extra route plugins (accounts, usage, admin) registered after the core routes. */
   plugins?: ((app: FastifyInstance) => Promise<void>)[];
   logger?: boolean | object;
+  /** A ready pino logger shared with the rest of the process (takes precedence over `logger`). */
+  loggerInstance?: FastifyBaseLogger;
 }
 
 declare module 'fastify' {
@@ -37,9 +39,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? { level: config.logLevel } }),
     genReqId: newRequestId,
-    requestIdLogLabel: 'request_id',
     bodyLimit: config.bodyLimitBytes,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'ignore',

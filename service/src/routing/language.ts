@@ -5,20 +5,27 @@
  * Detector: `eld` (Efficient Language Detector), chosen by measurement; see
  * docs/language-detection.md and `npx tsx bench/src/language-detect.ts`.
  *
+ * Costs: the multilingual checkpoint handles English too, only worse; the English checkpoint
+ * handles other languages badly. So sending non-English to English is the costly mistake, and
+ * "English" is only the answer when the state is English or carries no language at all.
+ *
  * Rule (in order):
- *  1. Extract the text a detector should see (`stateText`): string values only, capped.
- *  2. Count letters by script. If fewer than MIN_LETTERS letters: no language to call
- *     -> 'und', routed to the English checkpoint (numbers, ids, emails, emoji, "ok").
- *  3. If non-Latin letters are the majority of letters, the state is non-English, whatever a
- *     statistical detector says (script is reliable even on one word). The language is named
- *     from the script where the script names it (Hangul -> ko, kana -> ja, Han -> zh, Thai,
- *     Hebrew, Greek, Devanagari -> hi, Arabic -> ar), else from the detector (Cyrillic).
- *  4. Latin-script text: ask the detector. Route to the multilingual checkpoint only when the
- *     detector names a language other than English AND the text is long enough to trust
- *     (MIN_LATIN_LETTERS letters) or the detector reports the result as reliable. Otherwise
- *     English: the English checkpoint is the default, it is what an English-dominant client
- *     base mostly sends, and a wrong "English" on short Latin text costs less than sending
- *     English to the weaker multilingual checkpoint on a coin flip.
+ *  1. Text: `stateText` (string values only, capped at MAX_TEXT_CHARS), then `linguisticText`
+ *     drops ASCII tokens with digits or @ / \ _ = # or a dot inside a word (numbers, ids,
+ *     UUIDs, emails, URLs, order codes).
+ *  2. Script first: if at least MIN_NON_LATIN_LETTERS letters and NON_LATIN_SHARE of all letters
+ *     are non-Latin, the state is non-English, whatever a statistical detector says (script is
+ *     reliable even on one word). The script names the language where it can (Hangul -> ko,
+ *     kana -> ja, Han -> zh, Thai, Hebrew, Greek, Devanagari -> hi, Arabic -> ar); for Cyrillic
+ *     and other shared scripts the detector picks among its languages.
+ *  3. Fewer than MIN_LETTERS Latin letters: nothing to detect -> 'und', English checkpoint
+ *     (numbers, ids, emails, emoji, punctuation, empty). Both checkpoints can do this; the
+ *     English one is the default and the better one on English-like tokens.
+ *  4. Latin text: eld. English -> English. Another language -> multilingual, if the text has at
+ *     least MIN_LATIN_LETTERS letters or eld calls its result reliable. A short text (< 12
+ *     letters) with an unreliable non-English guess -> English ('short-latin'): on one or two
+ *     words the guess is noise (eld calls "ok" Polish and "no" Portuguese), while short phrases
+ *     that really are another language ("Danke schön", "Merci beaucoup") come back reliable.
  *
  * detectLanguage never throws: any internal failure yields { language: 'und', english: true }.
  */
@@ -30,6 +37,12 @@ export const MAX_TEXT_CHARS = 2048;
 export const MIN_LETTERS = 2;
 /** Non-Latin letters needed for the script rule (one Han or Hangul sign can be a word, two make it deliberate). */
 export const MIN_NON_LATIN_LETTERS = 2;
+/**
+ * Share of non-Latin letters from which the state is non-English by script. In the sample,
+ * English quoting a non-Latin name or label stays below it (11% and 19%), code-switched text
+ * (Hindi, Chinese, Korean... with English terms) is above it (30% and up).
+ */
+export const NON_LATIN_SHARE = 0.25;
 /** Latin-script text with fewer letters than this is only routed away from English if the detector says it is reliable. */
 export const MIN_LATIN_LETTERS = 12;
 /** How much of a JSON-looking string is scanned for string literals. */
@@ -241,7 +254,7 @@ export function detectLanguage(state: unknown): LanguageDecision {
     const text = linguisticText(stateText(state));
     const c = countScripts(text);
     const nonLatin = c.letters - c.latin;
-    if (nonLatin >= MIN_NON_LATIN_LETTERS && nonLatin > c.latin) {
+    if (nonLatin >= MIN_NON_LATIN_LETTERS && nonLatin >= NON_LATIN_SHARE * c.letters) {
       const script = mainNonLatin(c);
       const byScript = SCRIPT_LANGUAGE[script];
       if (byScript !== undefined) return { language: byScript, english: false, reason: `script:${script}` };

@@ -53,6 +53,7 @@ export const ScoreQuestion = Type.Object(
 
 /** oneOf + discriminator (not TypeBox's anyOf) so that a bad `type` yields one clear error. */
 export const Question = Type.Unsafe<Static<typeof NoulQuestion> | Static<typeof ChoiceQuestion> | Static<typeof ScoreQuestion>>({
+  type: 'object',
   discriminator: { propertyName: 'type' },
   oneOf: [NoulQuestion, ChoiceQuestion, ScoreQuestion],
 });

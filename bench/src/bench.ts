@@ -1,0 +1,185 @@
+/**
+ * `npm run bench`: raw ONNX Runtime throughput on the fixture checkpoint against end-to-end HTTP
+ * throughput of the real service (separate process, real SQLite metering) at 1, 8 and 32 concurrent
+ * clients, measured side by side in one run; p50/p99 latency of 1- and 32-question calls and the
+ * model's own time for the same rows; peak memory of the server. Absolute numbers drift on shared
+ * machines — read the ratios.
+ *
+ *   npm run bench -- [--checkpoint fixture-en|fixture-tiny] [--seconds 8] [--state-words 90]
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { usableCores } from '../../service/src/config.js';
+import { OnnxBackend } from '../../service/src/engine/backend.js';
+import { Checkpoint } from '../../service/src/engine/checkpoint.js';
+import { layOut, tokenizeState, type Row } from '../../service/src/engine/layout.js';
+import type { Question } from '../../service/src/engine/render.js';
+import { ensureFixtures } from '../../service/src/fixtures/index.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    checkpoint: { type: 'string', default: 'fixture-en' },
+    seconds: { type: 'string', default: '8' },
+    'state-words': { type: 'string', default: '90' },
+    'latency-samples': { type: 'string', default: '40' },
+  },
+});
+const SECONDS = Number(args.seconds);
+const MODELS = path.resolve(here, '../../service/.cache/fixtures');
+const BIN = path.resolve(here, '../../service/bin/structqa.js');
+const threads = usableCores();
+
+const WORDS = 'the customer wrote that their order arrived late and the package was damaged so they want a refund or a replacement as soon as possible because the item was a gift'.split(' ');
+function state(words: number, salt: number): string {
+  return Array.from({ length: words }, (_, i) => WORDS[(i * 7 + salt) % WORDS.length]).join(' ') + `. Ticket ${salt}.`;
+}
+const noul: Question = { type: 'noul', instructions: 'Does the customer ask for a refund?' };
+const manyQuestions = Object.fromEntries(
+  Array.from({ length: 32 }, (_, i) => [`q${i}`, { type: 'noul', instructions: `Statement ${i}: the customer is unhappy about item ${i}?` } as Question]),
+);
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  await ensureFixtures(MODELS, { en: 'core-0.3.20', multilingual: 'core-multilingual-0.3.20' });
+  const dir = path.join(MODELS, args.checkpoint!);
+  const stateWords = Number(args['state-words']);
+
+  // ---- raw ONNX Runtime on the same rows the HTTP calls produce
+  const probe = await Checkpoint.load(dir, {
+    int8: false,
+    threads,
+    batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
+  });
+  const m = probe.manifest;
+  const limits = { model: m.name, window: m.window, processedTokenCap: Number.MAX_SAFE_INTEGER };
+  const rowFor = async (s: string, qs: Record<string, Question>): Promise<Row[]> => {
+    const heads = await probe.questionHeads(Object.values(qs));
+    return layOut(Object.keys(qs), heads, await tokenizeState(probe.tokenizer, s), probe.tokenizer.special.sep, limits).rows;
+  };
+  const oneRow = (await rowFor(state(stateWords, 0), { q: noul }))[0]!;
+  const backend: OnnxBackend = probe.backend as OnnxBackend;
+  const batchRows = Math.max(1, Math.min(64, Math.floor(8192 / oneRow.ids.length)));
+  const rawBatch = Array.from({ length: batchRows }, () => oneRow);
+  await backend.run(rawBatch);
+  let rawRows = 0;
+  const rawStart = performance.now();
+  while (performance.now() - rawStart < SECONDS * 1000) {
+    await backend.run(rawBatch);
+    rawRows += rawBatch.length;
+  }
+  const rawSeconds = (performance.now() - rawStart) / 1000;
+  const rawRowsPerSec = rawRows / rawSeconds;
+
+  const modelTime = async (rows: Row[]) => {
+    const samples: number[] = [];
+    for (let i = 0; i < Number(args['latency-samples']); i++) {
+      const t0 = performance.now();
+      await backend.run(rows);
+      samples.push(performance.now() - t0);
+    }
+    return samples;
+  };
+  const model1 = await modelTime([oneRow]);
+  const rows32 = await rowFor(state(stateWords, 0), manyQuestions);
+  const model32 = await modelTime(rows32);
+  await probe.close();
+
+  // ---- the real service in its own process
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-bench-'));
+  const envDirs = args.checkpoint === 'fixture-tiny' ? { STRUCTQA_ENGLISH_DIR: 'fixture-tiny' } : {};
+  const server = spawn(process.execPath, [BIN, 'serve'], {
+    env: {
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,
+      STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', STRUCTQA_REQUESTS_PER_SECOND: '1000000',
+      STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000', STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
+      ...envDirs,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; i < 600; i++) {
+      if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
+    const model = args.checkpoint === 'fixture-tiny' ? 'core-0.3.20' : 'core-0.3.20';
+    const call = async (s: string, qs: Record<string, Question>) => {
+      const t0 = performance.now();
+      const res = await fetch(`${url}/v1/systemone`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, state: s, questions: qs }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < 5; i++) await call(state(stateWords, i), { q: noul });
+
+    const http1 = [] as number[];
+    for (let i = 0; i < Number(args['latency-samples']); i++) http1.push(await call(state(stateWords, i), { q: noul }));
+    const http32 = [] as number[];
+    for (let i = 0; i < Math.max(5, Number(args['latency-samples']) / 4); i++) http32.push(await call(state(stateWords, 0), manyQuestions));
+
+    const throughput: { clients: number; rowsPerSec: number }[] = [];
+    for (const clients of [1, 8, 32]) {
+      let done = 0;
+      const until = performance.now() + SECONDS * 1000;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: clients }, async (_, c) => {
+          let i = 0;
+          while (performance.now() < until) {
+            await call(state(stateWords, c * 1000 + i++), { q: noul });
+            done++;
+          }
+        }),
+      );
+      throughput.push({ clients, rowsPerSec: done / ((performance.now() - start) / 1000) });
+    }
+    const peakKb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0);
+
+    const tokensPerRow = oneRow.ids.length;
+    const best = Math.max(...throughput.map((t) => t.rowsPerSec));
+    console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}), ${threads} ORT threads, ${os.cpus().length} cores`);
+    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; raw batch ${batchRows} rows\n`);
+    console.log('| path | clients | rows/s | tokens/s | ratio to raw |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| raw ONNX Runtime | – | ${rawRowsPerSec.toFixed(1)} | ${(rawRowsPerSec * tokensPerRow).toFixed(0)} | 1.00 |`);
+    for (const t of throughput) {
+      console.log(`| HTTP end to end | ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |`);
+    }
+    console.log(`\nsaturation ratio (best HTTP / raw): ${(best / rawRowsPerSec).toFixed(2)}\n`);
+    console.log('| call | model p50 | HTTP p50 | HTTP p99 | added at p50 |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| 1 question | ${ms(percentile(model1, 50))} | ${ms(percentile(http1, 50))} | ${ms(percentile(http1, 99))} | ${ms(percentile(http1, 50) - percentile(model1, 50))} |`);
+    console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
+    console.log(`\npeak server memory (VmHWM): ${(peakKb / 1024).toFixed(0)} MiB`);
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
+await main();

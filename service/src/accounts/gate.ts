@@ -1,0 +1,355 @@
+/**
+ * The Gate (see types.ts): authentication, limits and the monthly allowance in front of every
+ * answered call, plus the admin operations the CLI and admin routes use.
+ *
+ * admit(): [idempotent replay?] → in-flight slot → request/token rate → allowance reservation.
+ * A refusal at any step undoes the earlier steps (the slot is freed; the rate tokens of a refused
+ * call stay spent, as usual for rate limits).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { AllowanceExhausted, InFlightLimit, InvalidApiKey, MissingApiKey, RateLimited } from '../errors.js';
+import { MemoryLimiter, RedisLimiter, ResilientLimiter, type Limiter } from '../limits/index.js';
+import { openDb, type Db } from '../storage/db.js';
+import {
+  classifyKey,
+  constantTimeEqualHex,
+  FOREIGN_KEY_MESSAGE,
+  hashKey,
+  MALFORMED_KEY_MESSAGE,
+  parseBearer,
+  UNKNOWN_KEY_MESSAGE,
+} from './keys.js';
+import { dayOf, periodEnd, periodOf } from './period.js';
+import { AccountError, AccountStore, usageTotals, type AccountRecord, type KeyRecord, type LimitOverrides, type UsageTotals } from './store.js';
+import type { Account, Admission, Charge, Gate } from './types.js';
+
+export const USAGE_VIEW = '/app/usage';
+
+export interface GateLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface GateOptions {
+  /** Milliseconds since the epoch; injectable for tests (allowance periods, reservation expiry, memory limits). */
+  clock?: () => number;
+  /** Create the default account and print its key on an empty store (default true; the CLI passes false). */
+  bootstrap?: boolean;
+  /** Use this limiter instead of the configured one (tests). */
+  limiter?: Limiter;
+}
+
+export interface UsageReport {
+  account: { id: string; name: string };
+  period: string;
+  period_start: string;
+  resets_at: string;
+  allowance: number;
+  used: number;
+  /** Tokens of calls admitted and still running. */
+  reserved: number;
+  remaining: number;
+  requests: number;
+  by_day: { date: string; processed_tokens: number; requests: number; by_model: Record<string, number> }[];
+  by_model: { model: string; processed_tokens: number; requests: number }[];
+  limits: { monthly_allowance: number; requests_per_second: number; processed_tokens_per_second: number; in_flight: number };
+  usage_view: string;
+  generated_at: string;
+}
+
+export interface AccountsGate extends Gate {
+  readonly db: Db;
+  readonly store: AccountStore;
+  readonly limiter: Limiter;
+  /** Usage of the account for the month holding now, or for `period` ('YYYY-MM'). */
+  usage(account: Account, period?: string): Promise<UsageReport>;
+  createAccount(name: string, limits?: LimitOverrides): Promise<AccountRecord>;
+  updateLimits(account: string, limits: LimitOverrides): Promise<AccountRecord>;
+  getAccount(idOrName: string): Promise<AccountRecord | undefined>;
+  listAccounts(): Promise<AccountRecord[]>;
+  /** Issues a key for the account (id or name), creating the account when `create` is set and it is missing. */
+  createKey(account: string, opts?: { create?: boolean; limits?: LimitOverrides }): Promise<{ key: string; record: KeyRecord; account: AccountRecord; created: boolean }>;
+  listKeys(account?: string): Promise<KeyRecord[]>;
+  revokeKey(ref: string): Promise<KeyRecord>;
+  /** Drops expired reservations now (also done periodically and at every admission). */
+  expireStale(): Promise<number>;
+  /** Authoritative totals from the database (see usageTotals). */
+  totals(filter?: { accountId?: string; period?: string }): Promise<UsageTotals>;
+}
+
+export { AccountError };
+
+export async function createGate(config: Config, log: GateLog, opts: GateOptions = {}): Promise<AccountsGate> {
+  const c = config.accounts;
+  const clock = opts.clock ?? Date.now;
+  const db = await openDb({ databaseUrl: c.databaseUrl, databaseSchema: c.databaseSchema, sqlitePath: c.sqlitePath });
+  const store = new AccountStore(db, {
+    monthlyAllowance: c.defaultMonthlyAllowance,
+    requestsPerSecond: c.defaultRequestsPerSecond,
+    processedTokensPerSecond: c.defaultProcessedTokensPerSecond,
+    inFlight: c.defaultInFlight,
+  });
+
+  let limiter: Limiter;
+  if (opts.limiter) limiter = opts.limiter;
+  else if (c.redisUrl) {
+    const redis = new RedisLimiter({ url: c.redisUrl, prefix: c.redisKeyPrefix, timeoutMs: c.redisTimeoutMs });
+    limiter = new ResilientLimiter(redis, new MemoryLimiter(clock), c.redisFailureMode, log);
+    await redis.ready(2000).catch((err: Error) => log.warn({ err: err.message, redisFailureMode: c.redisFailureMode }, 'Redis not reachable at start'));
+  } else limiter = new MemoryLimiter(clock);
+
+  log.info({ storage: db.description, limits: limiter.kind }, 'accounts storage ready');
+
+  if (opts.bootstrap ?? true) {
+    const first = await store.bootstrap(c.defaultAccountName, clock());
+    if (first) announceFirstKey(c.firstKeyFile, first.account, first.key, log);
+  }
+
+  // Expired reservations of crashed processes are also dropped at each admission of their account.
+  const sweepEvery = Math.max(1000, Math.min(30_000, Math.floor(c.reservationTtlMs / 2)));
+  const sweeper = setInterval(() => {
+    store.expireStale(clock()).catch((err: Error) => log.warn({ err: err.message }, 'reservation sweep failed'));
+  }, sweepEvery);
+  sweeper.unref();
+
+  // Typical call duration, for an honest in-flight Retry-After: a slot frees when a running call ends.
+  let typicalCallMs = 1000;
+  const noteDuration = (ms: number) => {
+    typicalCallMs = Math.min(10_000, Math.max(50, typicalCallMs * 0.8 + ms * 0.2));
+  };
+
+  const toAccount = (r: AccountRecord): Account => ({ id: r.id, name: r.name, limits: r.limits });
+
+  const resolveAccount = async (ref: string): Promise<AccountRecord> => {
+    const a = await store.getAccount(ref);
+    if (!a) throw new AccountError(`No account named or with id ${JSON.stringify(ref)}.`);
+    return a;
+  };
+
+  const gate: AccountsGate = {
+    db,
+    store,
+    limiter,
+
+    async authenticate(authorization) {
+      const { token, malformed } = parseBearer(authorization);
+      if (malformed) throw new InvalidApiKey(malformed);
+      if (token === undefined) throw new MissingApiKey();
+      const shape = classifyKey(token);
+      if (shape === 'foreign') throw new InvalidApiKey(FOREIGN_KEY_MESSAGE);
+      if (shape === 'ours_malformed') throw new InvalidApiKey(MALFORMED_KEY_MESSAGE);
+      const hash = hashKey(token);
+      const found = await store.findByKeyHash(hash);
+      if (!found || !constantTimeEqualHex(found.keyHash, hash)) throw new InvalidApiKey(UNKNOWN_KEY_MESSAGE);
+      return toAccount(found.account);
+    },
+
+    async admit(account, call): Promise<Admission> {
+      const cost = call.processedTokens;
+      if (!Number.isSafeInteger(cost) || cost < 0) throw new Error(`processedTokens must be a non-negative integer, got ${cost}`);
+      const key = call.idempotencyKey;
+      const limits = account.limits;
+
+      if (key !== undefined) {
+        const done = await db.query<{ response_status: unknown; response_body: string | null }>(
+          'SELECT response_status, response_body FROM usage_records WHERE account_id = $1 AND idempotency_key = $2',
+          [account.id, key],
+        );
+        if (done[0]) return replayAdmission(Number(done[0].response_status) || 200, done[0].response_body ?? '');
+      }
+
+      const slot = await limiter.acquireSlot(account.id, limits.inFlight, c.reservationTtlMs);
+      if (!slot.ok) throw new InFlightLimit(Math.ceil(typicalCallMs), limits.inFlight);
+      const started = clock();
+      let holding = true;
+      const freeSlot = async () => {
+        if (!holding) return;
+        holding = false;
+        await slot.release().catch((err: Error) => log.warn({ err: err.message }, 'in-flight slot release failed (it expires)'));
+      };
+      try {
+        const rate = await limiter.consumeRate(account.id, limits, cost);
+        if (!rate.ok) throw new RateLimited(rate.retryAfterMs);
+
+        const now = clock();
+        const r = await store.reserve({
+          accountId: account.id,
+          allowance: limits.monthlyAllowance,
+          tokens: cost,
+          idempotencyKey: key,
+          now,
+          ttlMs: c.reservationTtlMs,
+        });
+        if (r.kind === 'replay') {
+          await freeSlot();
+          return replayAdmission(r.status, r.body);
+        }
+        if (r.kind === 'in_progress') {
+          throw new RateLimited(
+            Math.min(Math.max(typicalCallMs, 50), Math.max(50, r.expiresAt - now)),
+            'A request with the same Idempotency-Key is still being answered; retry after the delay to receive its response.',
+          );
+        }
+        if (r.kind === 'exhausted') {
+          throw new AllowanceExhausted({
+            allowance: limits.monthlyAllowance,
+            used: Math.min(limits.monthlyAllowance, r.used + r.reserved),
+            resets_at: periodEnd(now).toISOString(),
+            usage_view: USAGE_VIEW,
+          });
+        }
+
+        let settled = false;
+        const { reservationId, period } = r;
+        return {
+          async commit(charge: Charge) {
+            if (settled) return;
+            settled = true;
+            try {
+              await store.commit({
+                reservationId,
+                accountId: account.id,
+                period,
+                admittedAt: now,
+                idempotencyKey: key,
+                requestId: charge.requestId,
+                model: charge.model,
+                processedTokens: charge.processedTokens,
+                inputTokens: charge.inputTokens,
+                outputTokens: charge.outputTokens,
+                responseBody: charge.responseBody,
+                now: clock(),
+              });
+            } catch (err) {
+              settled = false; // nothing was written: release() may still give the reservation back
+              throw err;
+            }
+            noteDuration(clock() - started);
+            await freeSlot();
+          },
+          async release() {
+            if (settled) return;
+            settled = true;
+            try {
+              await store.release(reservationId);
+            } finally {
+              await freeSlot();
+            }
+          },
+        };
+      } catch (err) {
+        await freeSlot();
+        throw err;
+      }
+    },
+
+    async usage(account, period) {
+      const now = clock();
+      const p = period ?? periodOf(now);
+      const record = (await store.getAccount(account.id)) ?? { id: account.id, name: account.name, limits: account.limits };
+      const limits = record.limits;
+      const u = await store.usage(account.id, p);
+      const [y, m] = p.split('-').map(Number) as [number, number];
+      const start = Date.UTC(y, m - 1, 1);
+      const end = periodEnd(start).getTime();
+      const days: string[] = [];
+      const lastDay = p === periodOf(now) ? dayOf(now) : dayOf(end - 1);
+      for (let t = start; t < end && dayOf(t) <= lastDay; t += 86_400_000) days.push(dayOf(t));
+      const byDay = new Map(days.map((d) => [d, { date: d, processed_tokens: 0, requests: 0, by_model: {} as Record<string, number> }]));
+      const byModel = new Map<string, { model: string; processed_tokens: number; requests: number }>();
+      for (const row of u.byDay) {
+        let d = byDay.get(row.day);
+        if (!d) {
+          d = { date: row.day, processed_tokens: 0, requests: 0, by_model: {} };
+          byDay.set(row.day, d);
+        }
+        d.processed_tokens += row.processedTokens;
+        d.requests += row.requests;
+        d.by_model[row.model] = (d.by_model[row.model] ?? 0) + row.processedTokens;
+        const mm = byModel.get(row.model) ?? { model: row.model, processed_tokens: 0, requests: 0 };
+        mm.processed_tokens += row.processedTokens;
+        mm.requests += row.requests;
+        byModel.set(row.model, mm);
+      }
+      return {
+        account: { id: record.id, name: record.name },
+        period: p,
+        period_start: new Date(start).toISOString(),
+        resets_at: new Date(end).toISOString(),
+        allowance: limits.monthlyAllowance,
+        used: u.used,
+        reserved: u.reserved,
+        remaining: Math.max(0, limits.monthlyAllowance - u.used),
+        requests: u.requests,
+        by_day: [...byDay.values()].sort((a, b) => a.date.localeCompare(b.date)),
+        by_model: [...byModel.values()].sort((a, b) => b.processed_tokens - a.processed_tokens),
+        limits: {
+          monthly_allowance: limits.monthlyAllowance,
+          requests_per_second: limits.requestsPerSecond,
+          processed_tokens_per_second: limits.processedTokensPerSecond,
+          in_flight: limits.inFlight,
+        },
+        usage_view: USAGE_VIEW,
+        generated_at: new Date(now).toISOString(),
+      };
+    },
+
+    createAccount: (name, limits) => store.createAccount(name, limits, clock()),
+    updateLimits: async (ref, limits) => store.updateLimits((await resolveAccount(ref)).id, limits),
+    getAccount: (ref) => store.getAccount(ref),
+    listAccounts: () => store.listAccounts(),
+    async createKey(ref, o = {}) {
+      let account = await store.getAccount(ref);
+      let created = false;
+      if (!account) {
+        if (!o.create) throw new AccountError(`No account named or with id ${JSON.stringify(ref)}.`);
+        account = await store.createAccount(ref, o.limits ?? {}, clock());
+        created = true;
+      } else if (o.limits && Object.values(o.limits).some((v) => v !== undefined)) {
+        account = await store.updateLimits(account.id, o.limits);
+      }
+      const { key, record } = await store.createKey(account.id, clock());
+      return { key, record, account, created };
+    },
+    listKeys: async (ref) => store.listKeys(ref ? { accountId: (await resolveAccount(ref)).id } : {}),
+    revokeKey: (ref) => store.revokeKey(ref, clock()),
+    expireStale: () => store.expireStale(clock()),
+    totals: (filter) => usageTotals(db, filter),
+
+    async close() {
+      clearInterval(sweeper);
+      await limiter.close();
+      await db.close();
+    },
+  };
+  return gate;
+}
+
+function replayAdmission(status: number, body: string): Admission {
+  return {
+    replay: { status, body },
+    commit: async () => undefined,
+    release: async () => undefined,
+  };
+}
+
+/** First start: show the default account's key once and keep it in a 0600 file. */
+function announceFirstKey(file: string, account: AccountRecord, key: string, log: GateLog): void {
+  let kept = false;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, key + '\n', { mode: 0o600, flag: 'w' });
+    fs.chmodSync(file, 0o600);
+    kept = true;
+  } catch (err) {
+    log.error({ err: (err as Error).message, file }, 'could not write the first API key file');
+  }
+  log.warn(
+    { account: account.name, account_id: account.id, key_file: kept ? file : undefined },
+    `First start: created account "${account.name}" with API key ${key} — shown only this once` +
+      (kept ? `; it is also kept in ${file} (mode 0600): move it somewhere safe and delete the file.` : '.'),
+  );
+}

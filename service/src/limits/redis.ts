@@ -1,0 +1,137 @@
+/**
+ * Limits shared by every replica, in Redis: one atomic Lua script per decision (via ioredis), using
+ * Redis's own clock (TIME) so replicas with skewed clocks agree.
+ *
+ *   {prefix}{acct}:rate      hash: request and processed-token buckets (level, timestamp); expires
+ *                            once both buckets would be full again (a missing key = full buckets)
+ *   {prefix}{acct}:inflight  sorted set: slot id → expiry (ms); expired slots of a crashed replica are
+ *                            dropped on the next acquire
+ *
+ * Why not rate-limiter-flexible: its limiters are fixed-window counters (up to twice the limit across a
+ * window edge), cannot check two limits (requests and tokens) in one atomic step, and a refused
+ * call there still consumes points. Two short scripts give exact token buckets and honest waits.
+ */
+import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Limiter, RateDecision, RateLimits, SlotDecision } from './types.js';
+
+const RATE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local rps = tonumber(ARGV[1])
+local tps = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local h = redis.call('HMGET', KEYS[1], 'rl', 'rt', 'tl', 'tt')
+local function refill(level, ts, rate)
+  if not level then return rate, now end
+  level = tonumber(level)
+  ts = tonumber(ts)
+  local el = now - ts
+  if el < 0 then el = 0 end
+  level = math.min(rate, level + el * rate / 1000)
+  if now > ts then ts = now end
+  return level, ts
+end
+local function wait(level, rate, c)
+  local need = math.min(c, rate)
+  if level + 1e-9 >= need then return 0 end
+  return math.ceil((need - level) * 1000 / rate)
+end
+local rl, rts = refill(h[1], h[2], rps)
+local tl, tts = refill(h[3], h[4], tps)
+local w = math.max(wait(rl, rps, 1), wait(tl, tps, cost))
+if w == 0 then
+  rl = rl - 1
+  tl = tl - cost
+end
+redis.call('HSET', KEYS[1], 'rl', string.format('%.17g', rl), 'rt', string.format('%d', rts), 'tl', string.format('%.17g', tl), 'tt', string.format('%d', tts))
+local full = math.max((rps - rl) * 1000 / rps, (tps - tl) * 1000 / tps)
+redis.call('PEXPIRE', KEYS[1], math.ceil(full) + 1000)
+return w
+`;
+
+const ACQUIRE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
+return 1
+`;
+
+type LimitRedis = Redis & {
+  sqaRate(key: string, rps: number, tps: number, cost: number): Promise<number>;
+  sqaAcquire(key: string, limit: number, ttlMs: number, id: string): Promise<number>;
+};
+
+export interface RedisLimiterOptions {
+  url: string;
+  prefix: string;
+  /** Per-command timeout, ms: a slower Redis counts as unreachable. */
+  timeoutMs: number;
+}
+
+export class RedisLimiter implements Limiter {
+  readonly kind = 'redis';
+  readonly redis: LimitRedis;
+
+  constructor(private readonly opts: RedisLimiterOptions) {
+    const redis = new Redis(opts.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: opts.timeoutMs,
+      connectTimeout: Math.max(1000, opts.timeoutMs),
+      retryStrategy: (times) => Math.min(100 * times, 2000),
+      lazyConnect: false,
+    });
+    redis.on('error', () => {
+      /* reported by the failing command; reconnects in the background */
+    });
+    redis.defineCommand('sqaRate', { numberOfKeys: 1, lua: RATE_SCRIPT });
+    redis.defineCommand('sqaAcquire', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
+    this.redis = redis as LimitRedis;
+  }
+
+  /** Resolves when connected, or rejects after `ms`. */
+  ready(ms: number): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        reject(new Error(`Redis not reachable within ${ms} ms`));
+      }, ms);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.redis.once('ready', onReady);
+    });
+  }
+
+  private key(accountId: string, what: string): string {
+    return `${this.opts.prefix}{${accountId}}:${what}`;
+  }
+
+  async consumeRate(accountId: string, limits: RateLimits, cost: number): Promise<RateDecision> {
+    const wait = Number(await this.redis.sqaRate(this.key(accountId, 'rate'), limits.requestsPerSecond, limits.processedTokensPerSecond, cost));
+    return wait > 0 ? { ok: false, retryAfterMs: wait } : { ok: true };
+  }
+
+  async acquireSlot(accountId: string, limit: number, ttlMs: number): Promise<SlotDecision> {
+    const key = this.key(accountId, 'inflight');
+    const id = crypto.randomUUID();
+    const got = Number(await this.redis.sqaAcquire(key, limit, ttlMs, id));
+    if (!got) return { ok: false };
+    return {
+      ok: true,
+      release: async () => {
+        await this.redis.zrem(key, id);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
