@@ -87,7 +87,14 @@ export async function startService(config: Config, parts: ServiceParts): Promise
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await app.close(); // stops accepting; waits for in-flight requests
+      // Stop accepting and wait for in-flight requests. Keep-alive connections that go idle after
+      // their last response would otherwise hold the close until their timeout: close them as they idle.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(sweep);
+      }
       await engine.close();
       await parts.gate.close();
     })());

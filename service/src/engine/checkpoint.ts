@@ -36,7 +36,10 @@ export class Checkpoint {
       file = manifest.files.model_int8;
     }
     const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads);
-    const batcher = new Batcher(backend, opts.batcher, opts.onBatch);
+    // Dynamic int8 quantises activations per tensor, so a batch-mate's values would shift a row's
+    // answer; one row per run keeps answers independent of batching (contract §3) at int8's speed.
+    const batcherOptions = opts.int8 ? { ...opts.batcher, maxRows: 1 } : opts.batcher;
+    const batcher = new Batcher(backend, batcherOptions, opts.onBatch);
     return new Checkpoint(manifest, tokenizer, backend, batcher, opts.int8 ? 'int8' : 'fp32');
   }
 

@@ -1,0 +1,93 @@
+/**
+ * The engine on the real fixture checkpoints (real tokenizers and graphs, random weights): room on the
+ * English checkpoint, the multilingual tokenizer's own counts, int8 as an explicit opt-in.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Engine } from '../../src/engine/engine.js';
+import { StateTooLong } from '../../src/errors.js';
+import { fixtureModels } from '../helpers/checkpoints.js';
+
+const batcher = { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 };
+
+async function engineFor(int8 = false): Promise<Engine> {
+  const models = await fixtureModels();
+  const engine = new Engine({
+    checkpoints: {
+      'core-0.3.20': { dir: path.join(models, 'fixture-en'), int8 },
+      'core-multilingual-0.3.20': { dir: path.join(models, 'fixture-multilingual'), int8: false },
+    },
+    threads: 2,
+    batcher,
+    startingRetryMs: 1000,
+  });
+  await engine.start();
+  return engine;
+}
+
+async function rooms(engine: Engine, checkpoint: string, questions: Record<string, any>): Promise<Record<string, { room: number }>> {
+  try {
+    await engine.prepare(checkpoint, questions, 'word '.repeat(3000));
+  } catch (e) {
+    assert.ok(e instanceof StateTooLong);
+    return e.extra['questions'] as Record<string, { room: number }>;
+  }
+  throw new Error('expected state_too_long');
+}
+
+test('a simple noul or choice question leaves about 476 tokens of room on the English checkpoint', async () => {
+  const engine = await engineFor();
+  try {
+    const r = await rooms(engine, 'core-0.3.20', {
+      noul: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
+      choice: {
+        type: 'choice',
+        instructions: 'Which team should handle this ticket?',
+        criteria: { billing: 'payments and invoices', technical: 'bugs and errors', sales: 'new purchases' },
+      },
+    });
+    for (const name of ['noul', 'choice']) assert.ok(r[name]!.room >= 466 && r[name]!.room <= 486, `${name}: ${r[name]!.room}`);
+    // the same questions on the multilingual checkpoint: another tokenizer, a longer window
+    const m = await rooms(engine, 'core-multilingual-0.3.20', { noul: { type: 'noul', instructions: 'Is the customer asking for a refund?' } });
+    assert.ok(m['noul']!.room > 950 && m['noul']!.room < 1023, String(m['noul']!.room));
+  } finally {
+    await engine.close();
+  }
+});
+
+test('exact accounting: the reported room is the longest state that is accepted', async () => {
+  const engine = await engineFor();
+  try {
+    const q = { q: { type: 'choice', instructions: 'Pick one', criteria: { a: 'first option', b: 'second option' } } };
+    const room = (await rooms(engine, 'core-0.3.20', q))['q']!.room;
+    // "a" is one token in the English fixture tokenizer, with single spaces between
+    const fits = await engine.prepare('core-0.3.20', q, Array.from({ length: room }, () => 'a').join(' '));
+    assert.equal(fits.laidOut.stateTokens, room);
+    assert.equal(fits.laidOut.rows[0]!.ids.length, 512);
+    await assert.rejects(engine.prepare('core-0.3.20', q, Array.from({ length: room + 1 }, () => 'a').join(' ')), StateTooLong);
+  } finally {
+    await engine.close();
+  }
+});
+
+test('int8 is opt-in per checkpoint: the engine runs the int8 graph only when configured, and says so', async () => {
+  const fp32 = await engineFor(false);
+  const int8 = await engineFor(true);
+  try {
+    assert.equal(fp32.checkpoint('core-0.3.20').precision, 'fp32');
+    assert.equal(int8.checkpoint('core-0.3.20').precision, 'int8');
+    assert.equal((int8.status.checkpoints['core-0.3.20'] as { precision: string }).precision, 'int8');
+    const q = { q: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: 'buying' } } };
+    const state = 'The app crashes when I open the invoice page.';
+    const a = await fp32.answer(await fp32.prepare('core-0.3.20', q, state));
+    const b = await int8.answer(await int8.prepare('core-0.3.20', q, state));
+    const pa = (a.answers['q'] as { probabilities: Record<string, number> }).probabilities;
+    const pb = (b.answers['q'] as { probabilities: Record<string, number> }).probabilities;
+    assert.notDeepEqual(pa, pb, 'int8 must actually run a different graph');
+    for (const k of Object.keys(pa)) assert.ok(Math.abs(pa[k]! - pb[k]!) < 0.2, `${k}: ${pa[k]} vs ${pb[k]}`);
+  } finally {
+    await fp32.close();
+    await int8.close();
+  }
+});
