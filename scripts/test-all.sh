@@ -25,6 +25,9 @@ npx tsc --noEmit -p bench/tsconfig.json
 echo "== TypeScript client tests"
 npm test -w @structqa/client
 
+echo "== bench tests (eval metrics)"
+npm test -w @structqa/bench
+
 echo "== Python client tests"
 "$VENV/bin/python" -m pytest -q clients/python/tests
 

@@ -15,7 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { usableCores } from '../../service/src/config.js';
-import { OnnxBackend } from '../../service/src/engine/backend.js';
+import ort from 'onnxruntime-node';
+import { pack } from '../../service/src/engine/backend.js';
 import { Checkpoint } from '../../service/src/engine/checkpoint.js';
 import { layOut, tokenizeState, type Row } from '../../service/src/engine/layout.js';
 import type { Question } from '../../service/src/engine/render.js';
@@ -77,14 +78,22 @@ async function main(): Promise<void> {
     return layOut(Object.keys(qs), heads, await tokenizeState(probe.tokenizer, s), probe.tokenizer.special.sep, limits).rows;
   };
   const oneRow = (await rowFor(state(stateWords, 0), { q: noul }))[0]!;
-  const backend: OnnxBackend = probe.backend as OnnxBackend;
+  // raw: a plain ONNX Runtime session in this process, same graph and thread settings as the service
+  const session = await ort.InferenceSession.create(path.join(dir, m.files.model), {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+  });
+  const runRaw = (rows: Row[]) => session.run(pack(rows, probe.tokenizer.special.pad).feeds, ['logits']);
   const batchRows = Math.max(1, Math.min(64, Math.floor(8192 / oneRow.ids.length)));
   const rawBatch = Array.from({ length: batchRows }, () => oneRow);
-  await backend.run(rawBatch);
+  await runRaw(rawBatch);
   let rawRows = 0;
   const rawStart = performance.now();
   while (performance.now() - rawStart < SECONDS * 1000) {
-    await backend.run(rawBatch);
+    await runRaw(rawBatch);
     rawRows += rawBatch.length;
   }
   const rawSeconds = (performance.now() - rawStart) / 1000;
@@ -94,7 +103,7 @@ async function main(): Promise<void> {
     const samples: number[] = [];
     for (let i = 0; i < Number(args['latency-samples']); i++) {
       const t0 = performance.now();
-      await backend.run(rows);
+      await runRaw(rows);
       samples.push(performance.now() - t0);
     }
     return samples;
@@ -105,6 +114,7 @@ async function main(): Promise<void> {
   const rows32 = await rowFor(state32, manyQuestions);
   const model32 = await modelTime(rows32);
   await probe.close();
+  await session.release();
 
   // ---- the real service in its own process
   const port = await freePort();

@@ -51,6 +51,11 @@ export interface Config {
     overloadedRetryMs: number;
     startingRetryMs: number;
   };
+  /** Where `structqa models pull` fetches published checkpoints. */
+  hub: {
+    endpoint: string;
+    token?: string;
+  };
   accounts: {
     databaseUrl?: string;
     sqlitePath: string;
@@ -146,6 +151,10 @@ export function loadConfig(env: Env = process.env): Config {
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),
       startingRetryMs: int(env, 'STRUCTQA_STARTING_RETRY_MS', 2000),
+    },
+    hub: {
+      endpoint: str(env, 'STRUCTQA_HUB_ENDPOINT') ?? 'https://huggingface.co',
+      token: str(env, 'HF_TOKEN'),
     },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),

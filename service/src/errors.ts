@@ -16,6 +16,7 @@
  *    ├── InFlightLimit            429 in_flight_limit   (Retry-After, retry-after-ms)
  *    ├── Overloaded               529 overloaded        (Retry-After, retry-after-ms)
  *    ├── Starting                 529 starting          (Retry-After, retry-after-ms)
+ *    ├── ClientGone (engine)      499 client_gone       (the caller hung up; logged, never sent)
  *    └── InternalError            500 internal_error    (request id only)
  *
  * The HTTP layer turns any ServiceError into `{"detail": {"error_type", "message", ...extra}}` with the
@@ -39,6 +40,7 @@ export type ErrorCode =
   | 'starting'
   | 'not_found'
   | 'forbidden'
+  | 'client_gone'
   | 'internal_error';
 
 export class ServiceError extends Error {

@@ -4,8 +4,10 @@ import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { buildFixture, int8Agreement } from '../fixtures/index.js';
 import { readManifest } from '../engine/manifest.js';
+import { registerModelCommands } from './models.js';
 
 export function registerCheckpointCommands(program: Command, config: Config): void {
+  registerModelCommands(program, config);
   const fixtures = program.command('fixtures').description('Random-weight fixture checkpoints (mechanics only, not answer quality).');
   fixtures
     .command('build')

@@ -3,6 +3,7 @@
  * implementation (CPU). A batch is packed here: right-padded ids, attention mask, marker positions
  * and mask, question types.
  */
+import { Worker } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
 import type { Row } from './layout.js';
 
@@ -49,28 +50,74 @@ export function pack(rows: Row[], padId: number): PackedBatch {
   };
 }
 
+/**
+ * ONNX Runtime (CPU) behind a worker thread: `session.run` blocks the thread that calls it, so the
+ * session lives in `onnx-worker.js` and batches travel as transferred typed arrays.
+ */
 export class OnnxBackend implements Backend {
-  private constructor(private readonly session: ort.InferenceSession, private readonly padId: number) {}
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (v: { logits: Float32Array; markers: number }) => void; reject: (e: Error) => void; markers: number }>();
+
+  private constructor(private readonly worker: Worker, private readonly padId: number) {
+    worker.on('message', (message: { id: number; logits?: Float32Array; error?: string }) => {
+      const job = this.pending.get(message.id);
+      if (!job) return;
+      this.pending.delete(message.id);
+      if (message.error !== undefined) job.reject(new Error(`onnxruntime: ${message.error}`));
+      else job.resolve({ logits: message.logits!, markers: job.markers });
+    });
+    worker.on('error', (error) => this.failAll(error));
+    worker.on('exit', (code) => this.failAll(new Error(`onnxruntime worker exited with code ${code}`)));
+  }
 
   static async load(modelPath: string, padId: number, threads: number): Promise<OnnxBackend> {
-    const session = await ort.InferenceSession.create(modelPath, {
+    const options: ort.InferenceSession.SessionOptions = {
       executionProviders: ['cpu'],
       graphOptimizationLevel: 'all',
       executionMode: 'sequential',
       // Set explicitly from the cores this process may use; ORT's own default reads the host.
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
+    };
+    const worker = new Worker(new URL('./onnx-worker.js', import.meta.url), { workerData: { modelPath, options } });
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (m: { type?: string; message?: string }) => {
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'error') reject(new Error(`${modelPath}: ${m.message}`));
+        else return;
+        worker.off('message', onMessage);
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
     });
-    return new OnnxBackend(session, padId);
+    return new OnnxBackend(worker, padId);
   }
 
-  async run(rows: Row[]): Promise<{ logits: Float32Array; markers: number }> {
+  run(rows: Row[]): Promise<{ logits: Float32Array; markers: number }> {
     const { feeds, markers } = pack(rows, this.padId);
-    const out = await this.session.run(feeds, ['logits']);
-    return { logits: out['logits']!.data as Float32Array, markers };
+    const id = this.nextId++;
+    const wire: Record<string, { type: string; data: ArrayBufferView; dims: readonly number[] }> = {};
+    const transfer: ArrayBuffer[] = [];
+    for (const [name, tensor] of Object.entries(feeds)) {
+      const data = tensor.data as unknown as ArrayBufferView;
+      wire[name] = { type: tensor.type, data, dims: tensor.dims };
+      transfer.push(data.buffer as ArrayBuffer);
+    }
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, markers });
+      this.worker.postMessage({ id, feeds: wire }, transfer);
+    });
+  }
+
+  private failAll(error: Error): void {
+    for (const job of this.pending.values()) job.reject(error);
+    this.pending.clear();
   }
 
   async close(): Promise<void> {
-    await this.session.release();
+    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
+    this.worker.postMessage({ type: 'close' });
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
+    await this.worker.terminate();
   }
 }

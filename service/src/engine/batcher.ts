@@ -4,7 +4,7 @@
  * row limit, choosing rows of similar length around the oldest one so that padding stays small and
  * nothing starves. Rows of a request whose client has gone are dropped before they are run.
  */
-import { Overloaded } from '../errors.js';
+import { Overloaded, ServiceError } from '../errors.js';
 import type { Backend } from './backend.js';
 import type { Row } from './layout.js';
 
@@ -29,9 +29,10 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-export class ClientGone extends Error {
+/** The caller hung up before its rows ran: nothing is run or charged (499, as nginx logs it). */
+export class ClientGone extends ServiceError {
   constructor() {
-    super('the client went away before its rows were run');
+    super(499, 'client_gone', 'The client went away before its rows were run; the call was dropped and not charged.');
   }
 }
 

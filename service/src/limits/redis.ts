@@ -80,7 +80,9 @@ export class RedisLimiter implements Limiter {
     const redis = new Redis(opts.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: opts.timeoutMs,
+      // Only a backstop: the timeout that counts is timed() below, which tells a slow Redis from a
+      // blocked event loop.
+      commandTimeout: Math.max(10 * opts.timeoutMs, 2000),
       connectTimeout: Math.max(1000, opts.timeoutMs),
       retryStrategy: (times) => Math.min(100 * times, 2000),
       lazyConnect: false,
@@ -109,24 +111,68 @@ export class RedisLimiter implements Limiter {
     });
   }
 
+  /**
+   * The command's result, or a rejection when no reply came within timeoutMs. A timer that fires late
+   * means this process's event loop was blocked (a synchronous ONNX Runtime run blocks it for a whole
+   * batch), not that Redis was slow: the reply may already be waiting in the socket. So the verdict
+   * waits one poll phase (setImmediate runs after it) and a reply read there still counts. Without
+   * this, every event-loop stall longer than timeoutMs looked like a Redis outage (529s in `closed`
+   * mode, per-replica limits in `open` mode).
+   */
+  private timed<T>(command: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let done = false;
+      const timer = setTimeout(() => {
+        setImmediate(() => {
+          if (done) return;
+          done = true;
+          reject(new Error(`Redis command timed out after ${this.opts.timeoutMs} ms`));
+        });
+      }, this.opts.timeoutMs);
+      command.then(
+        (value) => {
+          clearTimeout(timer);
+          if (done) return;
+          done = true;
+          resolve(value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          if (done) return;
+          done = true;
+          reject(err);
+        },
+      );
+    });
+  }
+
   private key(accountId: string, what: string): string {
     return `${this.opts.prefix}{${accountId}}:${what}`;
   }
 
   async consumeRate(accountId: string, limits: RateLimits, cost: number): Promise<RateDecision> {
-    const wait = Number(await this.redis.sqaRate(this.key(accountId, 'rate'), limits.requestsPerSecond, limits.processedTokensPerSecond, cost));
+    const wait = Number(await this.timed(this.redis.sqaRate(this.key(accountId, 'rate'), limits.requestsPerSecond, limits.processedTokensPerSecond, cost)));
     return wait > 0 ? { ok: false, retryAfterMs: wait } : { ok: true };
   }
 
   async acquireSlot(accountId: string, limit: number, ttlMs: number): Promise<SlotDecision> {
     const key = this.key(accountId, 'inflight');
     const id = crypto.randomUUID();
-    const got = Number(await this.redis.sqaAcquire(key, limit, ttlMs, id));
+    let got: number;
+    try {
+      got = Number(await this.timed(this.redis.sqaAcquire(key, limit, ttlMs, id)));
+    } catch (err) {
+      // The script may have run (only its reply was late): take the slot back, or it would hold one of
+      // the account's in-flight places until ttlMs. Sent on the same connection, so Redis runs it after
+      // the script; when the connection is down neither ran.
+      this.redis.zrem(key, id).catch(() => undefined);
+      throw err;
+    }
     if (!got) return { ok: false };
     return {
       ok: true,
       release: async () => {
-        await this.redis.zrem(key, id);
+        await this.timed(this.redis.zrem(key, id));
       },
     };
   }

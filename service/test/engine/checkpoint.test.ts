@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Engine } from '../../src/engine/engine.js';
 import { StateTooLong } from '../../src/errors.js';
+import type { Question } from '../../src/engine/render.js';
 import { fixtureModels } from '../helpers/checkpoints.js';
 
 const batcher = { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 };
@@ -59,7 +60,7 @@ test('a simple noul or choice question leaves about 476 tokens of room on the En
 test('exact accounting: the reported room is the longest state that is accepted', async () => {
   const engine = await engineFor();
   try {
-    const q = { q: { type: 'choice', instructions: 'Pick one', criteria: { a: 'first option', b: 'second option' } } };
+    const q: Record<string, Question> = { q: { type: 'choice', instructions: 'Pick one', criteria: { a: 'first option', b: 'second option' } } };
     const room = (await rooms(engine, 'core-0.3.20', q))['q']!.room;
     // "a" is one token in the English fixture tokenizer, with single spaces between
     const fits = await engine.prepare('core-0.3.20', q, Array.from({ length: room }, () => 'a').join(' '));
@@ -78,7 +79,7 @@ test('int8 is opt-in per checkpoint: the engine runs the int8 graph only when co
     assert.equal(fp32.checkpoint('core-0.3.20').precision, 'fp32');
     assert.equal(int8.checkpoint('core-0.3.20').precision, 'int8');
     assert.equal((int8.status.checkpoints['core-0.3.20'] as { precision: string }).precision, 'int8');
-    const q = { q: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: 'buying' } } };
+    const q: Record<string, Question> = { q: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: 'buying' } } };
     const state = 'The app crashes when I open the invoice page.';
     const a = await fp32.answer(await fp32.prepare('core-0.3.20', q, state));
     const b = await int8.answer(await int8.prepare('core-0.3.20', q, state));

@@ -46,44 +46,45 @@ export async function systemOneRoutes(
       const names = Object.keys(body.questions);
       if (names.length > config.engine.maxQuestions) throw new TooManyQuestions(names.length, config.engine.maxQuestions);
 
-      const route = router.route(body.model, body.state);
-      const prepared = await engine.prepare(route.checkpoint, body.questions as Record<string, Question>, body.state);
-      const idempotencyKey = headerValue(request.headers['idempotency-key']);
-      const admission = await gate.admit(request.account!, {
-        processedTokens: prepared.laidOut.processedTokens,
-        idempotencyKey,
-      });
-      if (admission.replay) {
-        reply.code(admission.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
-        return reply.send(admission.replay.body);
-      }
-
+      // A caller that hangs up is not run and not charged: its rows are dropped from the queue.
       const gone = new AbortController();
       const onClose = () => {
         if (!reply.raw.writableFinished) gone.abort();
       };
       reply.raw.once('close', onClose);
-      let settled = false;
+      if (request.raw.socket?.destroyed) gone.abort();
       try {
-        const answered = await engine.answer(prepared, { signal: gone.signal, language: route.language });
-        const payload = JSON.stringify(answered);
-        await admission.commit({
-          requestId: request.id,
-          model: answered.model,
-          processedTokens: answered.usage.processed_tokens,
-          inputTokens: answered.usage.input_tokens,
-          outputTokens: answered.usage.output_tokens,
-          responseBody: payload,
+        const route = router.route(body.model, body.state);
+        const prepared = await engine.prepare(route.checkpoint, body.questions as Record<string, Question>, body.state);
+        const admission = await gate.admit(request.account!, {
+          processedTokens: prepared.laidOut.processedTokens,
+          idempotencyKey: headerValue(request.headers['idempotency-key']),
         });
-        settled = true;
-        metrics.processedTokens.inc({ checkpoint: answered.model }, answered.usage.processed_tokens);
-        reply.type('application/json; charset=utf-8');
-        return reply.send(payload);
-      } catch (error) {
-        if (error instanceof ClientGone) request.log.info('client went away; call dropped and not charged');
-        throw error;
+        if (admission.replay) {
+          reply.code(admission.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
+          return reply.send(admission.replay.body);
+        }
+        let settled = false;
+        try {
+          if (gone.signal.aborted) throw new ClientGone();
+          const answered = await engine.answer(prepared, { signal: gone.signal, language: route.language });
+          const payload = JSON.stringify(answered);
+          await admission.commit({
+            requestId: request.id,
+            model: answered.model,
+            processedTokens: answered.usage.processed_tokens,
+            inputTokens: answered.usage.input_tokens,
+            outputTokens: answered.usage.output_tokens,
+            responseBody: payload,
+          });
+          settled = true;
+          metrics.processedTokens.inc({ checkpoint: answered.model }, answered.usage.processed_tokens);
+          reply.type('application/json; charset=utf-8');
+          return reply.send(payload);
+        } finally {
+          if (!settled) await admission.release();
+        }
       } finally {
-        if (!settled) await admission.release();
         reply.raw.off('close', onClose);
       }
     },

@@ -1,0 +1,139 @@
+/**
+ * Evaluation cases for `npm run eval`, read from jabr-style TOML suites (top-level `[[task]]` with
+ * `id`, `type`, `question.{instructions, criteria}` and `cases[] {state, expected}`) or from JSONL
+ * (one `{"id", "lang"?, "task"?, "state", "question": {type, instructions, criteria}, "answer"}` a line,
+ * the training corpus format). Both become one `EvalCase` list.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+
+export type QuestionType = 'noul' | 'choice' | 'score';
+export const QUESTION_TYPES: readonly QuestionType[] = ['noul', 'choice', 'score'];
+
+export interface EvalQuestion {
+  type: QuestionType;
+  instructions: string;
+  /** choice: label → description; score: levels from 0; noul: absent. */
+  criteria?: Record<string, string> | string[];
+}
+
+export interface EvalCase {
+  id: string;
+  /** Task (group of cases sharing one question) for macro accuracy and the worst-task list. */
+  task: string;
+  lang?: string;
+  state: unknown;
+  question: EvalQuestion;
+  /** noul: boolean; choice: label; score: level index. */
+  expected: boolean | string | number;
+}
+
+function fail(where: string, msg: string): never {
+  throw new Error(`${where}: ${msg}`);
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** Checks one question + expected answer pair and normalises it. */
+export function checkCase(where: string, c: Omit<EvalCase, 'question' | 'expected'> & { question: unknown; expected: unknown }): EvalCase {
+  if (!isRecord(c.question)) fail(where, 'question must be an object');
+  const q = c.question;
+  const type = q.type;
+  if (type !== 'noul' && type !== 'choice' && type !== 'score') fail(where, `unknown question type ${JSON.stringify(type)}`);
+  if (typeof q.instructions !== 'string') fail(where, 'question.instructions must be a string');
+  const question: EvalQuestion = { type, instructions: q.instructions };
+  let expected: boolean | string | number;
+  if (type === 'noul') {
+    if (typeof c.expected !== 'boolean') fail(where, 'a noul case expects true or false');
+    expected = c.expected;
+  } else if (type === 'choice') {
+    if (!isRecord(q.criteria) || !Object.values(q.criteria).every((v) => typeof v === 'string')) {
+      fail(where, 'choice criteria must map labels to descriptions');
+    }
+    question.criteria = { ...(q.criteria as Record<string, string>) };
+    if (typeof c.expected !== 'string' || !(c.expected in q.criteria)) fail(where, `expected ${JSON.stringify(c.expected)} is not a label`);
+    expected = c.expected;
+  } else {
+    if (!Array.isArray(q.criteria) || !q.criteria.every((v) => typeof v === 'string')) fail(where, 'score criteria must be a list of levels');
+    question.criteria = [...(q.criteria as string[])];
+    const e = c.expected;
+    if (typeof e !== 'number' || !Number.isInteger(e) || e < 0 || e >= q.criteria.length) {
+      fail(where, `expected ${JSON.stringify(e)} is not a level 0..${q.criteria.length - 1}`);
+    }
+    expected = e;
+  }
+  const out: EvalCase = { id: c.id, task: c.task, state: c.state, question, expected };
+  if (c.lang !== undefined) out.lang = c.lang;
+  return out;
+}
+
+export function parseTomlSuite(text: string, source = 'suite'): EvalCase[] {
+  const doc = parseToml(text) as Record<string, unknown>;
+  const tasks = doc.task;
+  if (!Array.isArray(tasks)) fail(source, 'no top-level [[task]] array');
+  const out: EvalCase[] = [];
+  tasks.forEach((t: unknown, ti) => {
+    if (!isRecord(t)) fail(`${source} task ${ti}`, 'not a table');
+    const id = typeof t.id === 'string' ? t.id : fail(`${source} task ${ti}`, 'missing id');
+    const q = isRecord(t.question) ? t.question : fail(`${source} task ${id}`, 'missing question');
+    const question = { ...q, type: t.type ?? q.type };
+    const cases = Array.isArray(t.cases) ? t.cases : fail(`${source} task ${id}`, 'missing cases');
+    cases.forEach((c: unknown, ci) => {
+      if (!isRecord(c)) fail(`${source} ${id}#${ci}`, 'case is not a table');
+      const lang = typeof c.lang === 'string' ? c.lang : typeof t.lang === 'string' ? t.lang : undefined;
+      out.push(
+        checkCase(`${source} ${id}#${ci}`, {
+          id: `${id}#${ci}`,
+          task: id,
+          ...(lang !== undefined ? { lang } : {}),
+          state: c.state,
+          question,
+          expected: c.expected,
+        }),
+      );
+    });
+  });
+  return out;
+}
+
+/** Task of a JSONL case: its `task` field, else its id without a trailing `-<number>`. */
+function jsonlTask(d: Record<string, unknown>, id: string): string {
+  if (typeof d.task === 'string') return d.task;
+  return id.replace(/[-_#]\d+$/, '');
+}
+
+export function parseJsonl(text: string, source = 'cases'): EvalCase[] {
+  const out: EvalCase[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    const where = `${source}:${i + 1}`;
+    let d: unknown;
+    try {
+      d = JSON.parse(line);
+    } catch (e) {
+      fail(where, `invalid JSON (${(e as Error).message})`);
+    }
+    if (!isRecord(d)) fail(where, 'not an object');
+    const id = typeof d.id === 'string' ? d.id : `${path.basename(source)}:${i + 1}`;
+    out.push(
+      checkCase(where, {
+        id,
+        task: jsonlTask(d, id),
+        ...(typeof d.lang === 'string' ? { lang: d.lang } : {}),
+        state: d.state,
+        question: d.question,
+        expected: 'answer' in d ? d.answer : d.expected,
+      }),
+    );
+  });
+  return out;
+}
+
+/** Reads a suite by extension: `.toml` as jabr-style tasks, anything else as JSONL. */
+export function loadSuite(file: string): EvalCase[] {
+  const text = fs.readFileSync(file, 'utf8');
+  return file.endsWith('.toml') ? parseTomlSuite(text, file) : parseJsonl(text, file);
+}

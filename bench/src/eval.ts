@@ -1,0 +1,416 @@
+/**
+ * `npm run eval`: answer quality of a running structqa (or any System One compatible) server.
+ * Sends every case of one or more suites — jabr-style TOML or JSONL (see cases.ts) — as one question
+ * per `POST /v1/systemone` call with bounded concurrency, retrying 408/429/5xx (529 included) and
+ * connection errors while honouring `retry-after-ms`, then prints accuracy (micro, macro over tasks,
+ * per type, per language), noul ROC AUC, ECE, Brier, latency percentiles and the worst tasks, and
+ * writes OUT/results.json (every case's prediction) and OUT/reliability.png.
+ *
+ *   npm run eval -- --suite FILE [--suite FILE…] --url URL [--key KEY] [--model legacy-latest]
+ *                   [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]
+ *
+ * The key defaults to $SERVICE_API_KEY. Relative paths are taken from the directory npm was started
+ * in ($INIT_CWD), so `npm run eval` from the repository root and from bench/ read the same files.
+ * Exit status: 0 when every case was answered, 1 when some failed (outputs are still written), 2 on
+ * bad arguments.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadSuite, QUESTION_TYPES, type EvalCase, type QuestionType } from './cases.js';
+import {
+  accuracy,
+  argmax,
+  brier,
+  ece,
+  groupBy,
+  macroAccuracy,
+  mean,
+  microAccuracy,
+  percentile,
+  rocAuc,
+} from './metrics.js';
+import { reliabilityPng, TYPE_COLOURS } from './reliability.js';
+
+const BINS = 15;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+// ---------------------------------------------------------------- one case against the server
+
+export interface CaseResult {
+  id: string;
+  task: string;
+  type: QuestionType;
+  lang?: string;
+  expected: boolean | string | number;
+  /** noul: p ≥ 0.5; choice: the answer's `choice`; score: level with the highest probability. */
+  predicted?: boolean | string | number;
+  correct?: boolean;
+  /** Probability of the predicted answer: noul max(p, 1−p); choice/score the top probability. */
+  confidence?: number;
+  /** Option → probability (noul: {"true": p, "false": 1−p}). */
+  probabilities?: Record<string, number>;
+  noul?: number;
+  /** score: Σ i·pᵢ as returned, and whether round(score) equals the expected level. */
+  expectation?: number;
+  exact_rounded_expectation?: boolean;
+  model?: string;
+  /** Wall time of the successful attempt. */
+  latency_ms?: number;
+  attempts: number;
+  error?: string;
+}
+
+export interface ClientOptions {
+  url: string;
+  key: string;
+  model: string;
+  timeoutMs: number;
+  retries: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function retryDelay(res: Response | undefined, attempt: number): number {
+  const ms = Number(res?.headers.get('retry-after-ms'));
+  if (res?.headers.get('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
+  const s = Number(res?.headers.get('retry-after'));
+  if (res?.headers.get('retry-after') && Number.isFinite(s) && s >= 0) return s * 1000;
+  return Math.min(8000, 250 * 2 ** attempt);
+}
+
+const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
+
+interface Answer {
+  type?: string;
+  noul?: number;
+  choice?: string;
+  score?: number;
+  probabilities?: Record<string, number>;
+}
+
+/** Turns the server's answer into a prediction; throws on an answer that does not fit the question. */
+export function judge(c: EvalCase, a: Answer): Pick<CaseResult, 'predicted' | 'correct' | 'confidence' | 'probabilities' | 'noul' | 'expectation' | 'exact_rounded_expectation'> {
+  if (a.type !== c.question.type) throw new Error(`answer type ${String(a.type)} for a ${c.question.type} question`);
+  if (c.question.type === 'noul') {
+    const p = a.noul;
+    if (typeof p !== 'number' || !Number.isFinite(p)) throw new Error('noul answer without a number');
+    const predicted = p >= 0.5;
+    return { predicted, correct: predicted === c.expected, confidence: Math.max(p, 1 - p), probabilities: { true: p, false: 1 - p }, noul: p };
+  }
+  const probs = a.probabilities;
+  if (!probs || Object.keys(probs).length === 0) throw new Error('answer without probabilities');
+  const confidence = Math.max(...Object.values(probs));
+  if (c.question.type === 'choice') {
+    if (typeof a.choice !== 'string') throw new Error('choice answer without a choice');
+    return { predicted: a.choice, correct: a.choice === c.expected, confidence, probabilities: probs };
+  }
+  const predicted = Number(argmax(probs));
+  const expectation = typeof a.score === 'number' ? a.score : Object.entries(probs).reduce((s, [k, p]) => s + Number(k) * p, 0);
+  return {
+    predicted,
+    correct: predicted === c.expected,
+    confidence,
+    probabilities: probs,
+    expectation,
+    exact_rounded_expectation: Math.round(expectation) === c.expected,
+  };
+}
+
+export async function runCase(c: EvalCase, o: ClientOptions): Promise<CaseResult> {
+  const base: CaseResult = { id: c.id, task: c.task, type: c.question.type, expected: c.expected, attempts: 0 };
+  if (c.lang !== undefined) base.lang = c.lang;
+  const body = JSON.stringify({ model: o.model, state: c.state, questions: { q: c.question } });
+  let lastError = '';
+  for (let attempt = 0; attempt <= o.retries; attempt++) {
+    base.attempts = attempt + 1;
+    const t0 = performance.now();
+    let res: Response | undefined;
+    try {
+      res = await fetch(`${o.url}/v1/systemone`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${o.key}` },
+        body,
+        signal: AbortSignal.timeout(o.timeoutMs),
+      });
+      const text = await res.text();
+      const latency = performance.now() - t0;
+      if (res.ok) {
+        const env = JSON.parse(text) as { model?: string; answers?: Record<string, Answer> };
+        const answer = env.answers?.q;
+        if (!answer) throw new Error('response without answers.q');
+        return { ...base, ...judge(c, answer), ...(env.model ? { model: env.model } : {}), latency_ms: latency };
+      }
+      const code = res.headers.get('x-service-error-code') ?? '';
+      lastError = `HTTP ${res.status}${code ? ` ${code}` : ''}: ${text.slice(0, 300)}`;
+      if (!retryable(res.status)) break;
+    } catch (e) {
+      if (res?.ok) return { ...base, error: `bad answer: ${(e as Error).message}` };
+      lastError = `${(e as Error).name}: ${(e as Error).message}`;
+    }
+    if (attempt < o.retries) await sleep(retryDelay(res, attempt));
+  }
+  return { ...base, error: lastError };
+}
+
+/** Runs `work` over `items` with at most `limit` in flight, keeping the input order. */
+export async function pool<T, R>(items: readonly T[], limit: number, work: (t: T, i: number) => Promise<R>, onDone?: (done: number) => void): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!, i);
+      onDone?.(++done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+// ---------------------------------------------------------------- the report
+
+type Answered = CaseResult & { correct: boolean; confidence: number; probabilities: Record<string, number> };
+
+export interface TypeReport {
+  cases: number;
+  accuracy: number;
+  ece: number;
+  brier: number;
+  /** noul only. */
+  roc_auc?: number;
+  /** score only. */
+  exact_rounded_expectation?: number;
+  mean_abs_error_expectation?: number;
+}
+
+export interface Report {
+  cases: number;
+  answered: number;
+  failed: number;
+  tasks: number;
+  micro_accuracy: number;
+  macro_accuracy: number;
+  ece: number;
+  brier: number;
+  by_type: Partial<Record<QuestionType, TypeReport>>;
+  by_lang?: Record<string, { cases: number; accuracy: number }>;
+  latency_ms: { p50: number; p95: number; p99: number; mean: number };
+  worst_tasks: { task: string; type: QuestionType; cases: number; accuracy: number }[];
+  models: Record<string, number>;
+}
+
+const expectedKey = (r: CaseResult) => String(r.expected);
+
+export function buildReport(results: readonly CaseResult[], worst = 5): Report {
+  const ok = results.filter((r): r is Answered => r.error === undefined && r.correct !== undefined);
+  const byType: Report['by_type'] = {};
+  for (const type of QUESTION_TYPES) {
+    const rs = ok.filter((r) => r.type === type);
+    if (!rs.length) continue;
+    const t: TypeReport = {
+      cases: rs.length,
+      accuracy: microAccuracy(rs),
+      ece: ece(rs.map((r) => r.confidence), rs.map((r) => r.correct), BINS),
+      brier: brier(rs.map((r) => ({ probabilities: r.probabilities, expected: expectedKey(r) }))),
+    };
+    if (type === 'noul') t.roc_auc = rocAuc(rs.map((r) => r.noul!), rs.map((r) => r.expected === true));
+    if (type === 'score') {
+      t.exact_rounded_expectation = accuracy(rs.map((r) => r.exact_rounded_expectation === true));
+      t.mean_abs_error_expectation = mean(rs.map((r) => Math.abs(r.expectation! - Number(r.expected))));
+    }
+    byType[type] = t;
+  }
+  const tasks = [...groupBy(ok, (r) => r.task).entries()].map(([task, rs]) => ({
+    task,
+    type: rs[0]!.type,
+    cases: rs.length,
+    accuracy: microAccuracy(rs),
+  }));
+  tasks.sort((a, b) => a.accuracy - b.accuracy || b.cases - a.cases || a.task.localeCompare(b.task));
+  const withLang = ok.filter((r) => r.lang !== undefined);
+  const report: Report = {
+    cases: results.length,
+    answered: ok.length,
+    failed: results.length - ok.length,
+    tasks: tasks.length,
+    micro_accuracy: microAccuracy(ok),
+    macro_accuracy: macroAccuracy(ok.map((r) => ({ group: r.task, correct: r.correct }))),
+    ece: ece(ok.map((r) => r.confidence), ok.map((r) => r.correct), BINS),
+    brier: brier(ok.map((r) => ({ probabilities: r.probabilities, expected: expectedKey(r) }))),
+    by_type: byType,
+    latency_ms: (() => {
+      const l = ok.map((r) => r.latency_ms!);
+      return { p50: percentile(l, 50), p95: percentile(l, 95), p99: percentile(l, 99), mean: mean(l) };
+    })(),
+    worst_tasks: tasks.slice(0, worst),
+    models: Object.fromEntries([...groupBy(ok, (r) => r.model ?? '?').entries()].map(([m, rs]) => [m, rs.length])),
+  };
+  if (withLang.length) {
+    report.by_lang = Object.fromEntries(
+      [...groupBy(withLang, (r) => r.lang!).entries()]
+        .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+        .map(([lang, rs]) => [lang, { cases: rs.length, accuracy: microAccuracy(rs) }]),
+    );
+  }
+  return report;
+}
+
+export const DEFINITIONS = [
+  'micro accuracy: correct / answered cases. macro accuracy: mean over tasks of each task\'s accuracy.',
+  'prediction: noul p >= 0.5; choice the answer\'s `choice`; score the level with the highest probability.',
+  'confidence: probability of the predicted answer (noul max(p, 1-p); choice/score the top probability).',
+  `ECE: sum over ${BINS} equal-width confidence bins [k/${BINS}, (k+1)/${BINS}) of (n_bin/N) * |accuracy_bin - mean confidence_bin|.`,
+  'Brier: multi-class, mean over cases of sum over options of (p_k - y_k)^2, y one-hot (0..2; noul = 2*(p-y)^2).',
+  'ROC AUC (noul): P(p of a random true case > p of a random false case), ties count 1/2.',
+  'score "exact (rounded E)": round(sum i*p_i) == expected level; MAE(E) = mean |sum i*p_i - expected|.',
+  'latency: wall time of the successful attempt, client side, nearest-rank percentiles.',
+];
+
+const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '   -  ' : `${(100 * x).toFixed(1).padStart(5)}%`);
+const num = (x: number | undefined, d = 3) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
+
+export function formatReport(r: Report, header: string): string {
+  const lines: string[] = [header, ''];
+  lines.push(`cases ${r.cases}   answered ${r.answered}   failed ${r.failed}   tasks ${r.tasks}   served by ${Object.entries(r.models).map(([m, n]) => `${m} (${n})`).join(', ') || '-'}`);
+  lines.push('');
+  lines.push(`micro accuracy   ${pct(r.micro_accuracy)}`);
+  lines.push(`macro accuracy   ${pct(r.macro_accuracy)}   (mean over ${r.tasks} tasks)`);
+  lines.push(`ECE (${BINS} bins)    ${num(r.ece)}`);
+  lines.push(`Brier            ${num(r.brier)}`);
+  lines.push('');
+  lines.push('type     cases  accuracy    ECE   Brier  other');
+  for (const type of QUESTION_TYPES) {
+    const t = r.by_type[type];
+    if (!t) continue;
+    const other =
+      type === 'noul'
+        ? `ROC AUC ${num(t.roc_auc)}`
+        : type === 'score'
+          ? `exact (rounded E) ${pct(t.exact_rounded_expectation).trim()}, MAE(E) ${num(t.mean_abs_error_expectation)}`
+          : '';
+    lines.push(`${type.padEnd(8)} ${String(t.cases).padStart(5)}   ${pct(t.accuracy)}  ${num(t.ece).padStart(5)}  ${num(t.brier).padStart(5)}  ${other}`);
+  }
+  lines.push('');
+  lines.push(`latency ms       p50 ${num(r.latency_ms.p50, 1)}   p95 ${num(r.latency_ms.p95, 1)}   p99 ${num(r.latency_ms.p99, 1)}   mean ${num(r.latency_ms.mean, 1)}`);
+  if (r.by_lang) {
+    lines.push('');
+    lines.push('lang   cases  accuracy');
+    for (const [lang, l] of Object.entries(r.by_lang)) lines.push(`${lang.padEnd(6)} ${String(l.cases).padStart(5)}   ${pct(l.accuracy)}`);
+  }
+  lines.push('');
+  lines.push(`worst ${r.worst_tasks.length} tasks`);
+  for (const t of r.worst_tasks) lines.push(`  ${pct(t.accuracy)}  ${String(t.cases).padStart(4)} cases  ${t.type.padEnd(6)}  ${t.task}`);
+  lines.push('');
+  lines.push('definitions');
+  for (const d of DEFINITIONS) lines.push(`  ${d}`);
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------- command line
+
+function usage(msg: string): never {
+  process.stderr.write(
+    `${msg}\nusage: npm run eval -- --suite FILE [--suite FILE…] --url URL [--key KEY] [--model legacy-latest] [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]\n`,
+  );
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        suite: { type: 'string', multiple: true },
+        url: { type: 'string' },
+        key: { type: 'string' },
+        model: { type: 'string', default: 'legacy-latest' },
+        out: { type: 'string' },
+        concurrency: { type: 'string', default: '4' },
+        'timeout-ms': { type: 'string', default: '30000' },
+        retries: { type: 'string', default: '8' },
+        worst: { type: 'string', default: '5' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    usage((e as Error).message);
+  }
+  const a = parsed.values;
+  if (a.help) usage('npm run eval: answer quality of a running server');
+  if (!a.suite?.length) usage('--suite is required');
+  if (!a.url) usage('--url is required');
+  const key = a.key ?? process.env.SERVICE_API_KEY;
+  if (!key) usage('no API key: pass --key or set SERVICE_API_KEY');
+  const int = (name: string, v: string, min: number) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) usage(`--${name} must be an integer >= ${min}`);
+    return n;
+  };
+  const concurrency = int('concurrency', a.concurrency!, 1);
+  const opts: ClientOptions = {
+    url: a.url.replace(/\/+$/, ''),
+    key,
+    model: a.model!,
+    timeoutMs: int('timeout-ms', a['timeout-ms']!, 1),
+    retries: int('retries', a.retries!, 0),
+  };
+  // npm -w runs scripts in bench/; resolve the caller's relative paths against where npm started.
+  const cwd = process.env.INIT_CWD ?? process.cwd();
+  const suites = a.suite.map((s) => path.resolve(cwd, s));
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = a.out ? path.resolve(cwd, a.out) : path.resolve(here, '../out', `eval-${stamp}`);
+
+  const cases: EvalCase[] = [];
+  for (const file of suites) {
+    let loaded: EvalCase[];
+    try {
+      loaded = loadSuite(file);
+    } catch (e) {
+      usage(`cannot read suite: ${(e as Error).message}`);
+    }
+    const prefix = suites.length > 1 ? `${path.basename(file)}:` : '';
+    for (const c of loaded) cases.push({ ...c, id: prefix + c.id, task: prefix + c.task });
+  }
+  if (!cases.length) usage('the suites hold no cases');
+
+  process.stderr.write(`eval: ${cases.length} cases from ${suites.map((s) => path.basename(s)).join(', ')} → ${opts.url} (model ${opts.model}, concurrency ${concurrency})\n`);
+  const t0 = performance.now();
+  const step = Math.max(1, Math.ceil(cases.length / 10));
+  const results = await pool(cases, concurrency, (c) => runCase(c, opts), (done) => {
+    if (done % step === 0 || done === cases.length) process.stderr.write(`  ${done}/${cases.length}\n`);
+  });
+  const wallS = (performance.now() - t0) / 1000;
+
+  const report = buildReport(results, int('worst', a.worst!, 0));
+  const header = `structqa eval — ${suites.map((s) => path.basename(s)).join(', ')} — ${opts.url} model ${opts.model} — ${new Date().toISOString()} — ${wallS.toFixed(1)} s`;
+  const text = formatReport(report, header);
+  process.stdout.write(text + '\n');
+
+  const failed = results.filter((r) => r.error !== undefined);
+  if (failed.length) {
+    process.stdout.write(`\n${failed.length} cases failed, first: ${failed[0]!.id}: ${failed[0]!.error}\n`);
+  }
+
+  fs.mkdirSync(outDir, { recursive: true });
+  const meta = { suites, url: opts.url, model: opts.model, concurrency, date: new Date().toISOString(), wall_seconds: wallS, ece_bins: BINS, definitions: DEFINITIONS };
+  fs.writeFileSync(path.join(outDir, 'results.json'), JSON.stringify({ meta, report, cases: results }, null, 2) + '\n');
+  fs.writeFileSync(path.join(outDir, 'report.txt'), text + '\n');
+  const answered = results.filter((r): r is Answered => r.error === undefined && r.correct !== undefined);
+  const series = [...QUESTION_TYPES, 'all' as const]
+    .map((type) => {
+      const rs = type === 'all' ? answered : answered.filter((r) => r.type === type);
+      return { name: type.toUpperCase(), colour: TYPE_COLOURS[type]!, confidences: rs.map((r) => r.confidence), correct: rs.map((r) => r.correct) };
+    })
+    .filter((s) => s.confidences.length > 0);
+  const caption = `${suites.map((s) => path.basename(s)).join(', ')}  MODEL ${opts.model} -> ${Object.keys(report.models).join(', ')}`;
+  fs.writeFileSync(path.join(outDir, 'reliability.png'), reliabilityPng(series, BINS, caption));
+  process.stdout.write(`\nwrote ${path.join(outDir, 'results.json')}, report.txt, reliability.png\n`);
+  process.exitCode = failed.length ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main();
+}

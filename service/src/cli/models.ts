@@ -1,0 +1,81 @@
+/**
+ * `structqa models pull REPO [--revision R] [--name NAME] [--endpoint URL] [--out DIR]`: fetch a
+ * published Laya-format checkpoint from a Hugging Face-compatible hub into the models folder.
+ * Endpoint: --endpoint, else config.hub (STRUCTQA_HUB_ENDPOINT, default https://huggingface.co); token: HF_TOKEN.
+ */
+import type { Command } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { DEFAULT_HUB_ENDPOINT, PullError, pullCheckpoint } from '../checkpoints/pull.js';
+
+type Env = Record<string, string | undefined>;
+
+interface PullFlags {
+  revision: string;
+  name?: string;
+  endpoint?: string;
+  out: string;
+  subfolder?: string;
+  languages?: string;
+  window?: string;
+  cap?: string;
+  force?: boolean;
+  check: boolean;
+}
+
+/** Where the command reads its environment and writes its output (tests pass their own). */
+export interface ModelCommandIo {
+  env?: Env;
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+export function registerModelCommands(program: Command, config: Config, io: ModelCommandIo = {}): void {
+  // tests hand in their own environment; otherwise the process's, as read by config.ts
+  const hub = io.env ? loadConfig(io.env).hub : config.hub;
+  const out = io.out ?? ((text: string) => void process.stdout.write(text));
+  const err = io.err ?? ((text: string) => void process.stderr.write(text));
+  const models = program.command('models').description('Published checkpoints from a model hub.');
+  models
+    .command('pull')
+    .description('Download a Laya-format ONNX checkpoint from a Hugging Face-compatible hub into the models folder.')
+    .argument('<repo>', 'repository, owner/name (e.g. NandhaKishorM/laya)')
+    .option('--revision <rev>', 'branch, tag or commit', 'main')
+    .option('--name <name>', 'checkpoint name and folder (default: the repository name)')
+    .option('--endpoint <url>', `hub URL (default: STRUCTQA_HUB_ENDPOINT or ${DEFAULT_HUB_ENDPOINT})`)
+    .option('--out <dir>', 'models folder', config.models.dir)
+    .option('--subfolder <path>', 'folder inside the repository holding the bundle')
+    .option('--languages <codes>', 'comma-separated ISO 639-1 codes, or * (default: from the repository)')
+    .option('--window <tokens>', "override the config's max_len")
+    .option('--cap <tokens>', 'processed_token_cap (default 3500 English, 6000 multilingual)')
+    .option('--force', 'replace an existing folder of the same name')
+    .option('--no-check', 'skip loading the tokenizer and graph before moving the folder into place')
+    .action(async (repo: string, opts: PullFlags) => {
+      const number = (flag: string, v: string | undefined): number | undefined => {
+        if (v === undefined) return undefined;
+        const n = Number(v);
+        if (!Number.isInteger(n) || n <= 0) throw new PullError(`${flag} must be a positive integer, got ${JSON.stringify(v)}`);
+        return n;
+      };
+      try {
+        const result = await pullCheckpoint({
+          repo,
+          revision: opts.revision,
+          endpoint: opts.endpoint ?? hub.endpoint,
+          token: hub.token,
+          modelsDir: opts.out,
+          name: opts.name,
+          subfolder: opts.subfolder,
+          languages: opts.languages ? opts.languages.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+          window: number('--window', opts.window),
+          processedTokenCap: number('--cap', opts.cap),
+          force: opts.force ?? false,
+          verify: opts.check,
+          log: (line) => err(`${line}\n`),
+        });
+        out(`${result.dir}\n`);
+      } catch (e) {
+        err(`structqa models pull: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exitCode = 1;
+      }
+    });
+}

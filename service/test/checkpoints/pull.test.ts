@@ -1,0 +1,310 @@
+/**
+ * `structqa models pull` against a local stand-in hub (node:http on 127.0.0.1) that serves a Laya-format
+ * ONNX bundle built from the fixture-tiny checkpoint (random weights: this proves the download and
+ * manifest mechanics, nothing about answer quality).
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Command } from 'commander';
+import { PullError, pullCheckpoint } from '../../src/checkpoints/pull.js';
+import { registerModelCommands } from '../../src/cli/models.js';
+import { loadConfig } from '../../src/config.js';
+import { Engine } from '../../src/engine/engine.js';
+import { readManifest } from '../../src/engine/manifest.js';
+import type { Question } from '../../src/engine/render.js';
+import { fixtureModels } from '../helpers/checkpoints.js';
+
+const COMMIT = '0123456789abcdef0123456789abcdef01234567';
+const TOKEN = 'hf_test_secret';
+
+interface RepoFile {
+  bytes: Buffer;
+  /** Served like an LFS object: 302 to a CDN path, x-linked-etag = sha256. */
+  lfs: boolean;
+}
+
+interface StandInHub {
+  endpoint: string;
+  /** Every path requested, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The stand-in hub: Hugging Face's model-info API (`/api/models/{repo}/revision/{rev}`, siblings with
+ * sizes and LFS sha256 when `blobs=true`) and `/{repo}/resolve/{rev}/{path}` (LFS files redirect to a
+ * CDN path with `x-linked-etag`/`x-linked-size`; git files answer with their git blob id as ETag).
+ * `private` repos need the bearer token; `truncate` repos send half of the named file, either with a
+ * matching content-length ('short') or by dropping the connection mid-body ('drop').
+ */
+async function startStandInHub(
+  repos: Record<string, { files: Record<string, RepoFile>; private?: boolean; truncate?: { file: string; mode: 'short' | 'drop' } }>,
+): Promise<StandInHub> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    requests.push(url.pathname);
+    const notFound = (code: string): void => {
+      res.writeHead(404, { 'x-error-code': code, 'x-error-message': `${code} (stand-in hub)` }).end();
+    };
+    const api = /^\/api\/models\/([^/]+\/[^/]+)\/revision\/([^/]+)$/.exec(url.pathname);
+    const resolve = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(url.pathname);
+    const cdn = /^\/cdn\/([^/]+)\/([0-9a-f]{64})$/.exec(url.pathname);
+    if (cdn) {
+      // the CDN answers without authentication (signed URLs on the real hub)
+      const r = repos[decodeURIComponent(cdn[1]!)];
+      const entry = r && Object.entries(r.files).find(([, f]) => f.lfs && sha256(f.bytes) === cdn[2]);
+      if (!r || !entry) return notFound('EntryNotFound');
+      return sendBody(res, entry[1].bytes, {}, r.truncate?.file === entry[0] ? r.truncate.mode : undefined);
+    }
+    const repoName = decodeURIComponent((api ?? resolve)?.[1] ?? '');
+    const repo = repos[repoName];
+    if (!api && !resolve) return notFound('NotFound');
+    if (!repo) return notFound('RepoNotFound');
+    if (repo.private && req.headers['authorization'] !== `Bearer ${TOKEN}`) {
+      return res.writeHead(401, { 'x-error-code': 'GatedRepo', 'x-error-message': 'Access to this repository is restricted.' }).end();
+    }
+    const rev = decodeURIComponent((api ?? resolve)![2]!);
+    if (rev !== 'main' && rev !== COMMIT) return notFound('RevisionNotFound');
+    if (api) {
+      const blobs = url.searchParams.get('blobs') === 'true';
+      const siblings = Object.entries(repo.files).map(([rfilename, f]) =>
+        blobs
+          ? { rfilename, size: f.bytes.length, ...(f.lfs ? { lfs: { sha256: sha256(f.bytes), size: f.bytes.length, pointerSize: 134 } } : {}) }
+          : { rfilename },
+      );
+      const body = JSON.stringify({ id: repoName, sha: COMMIT, lastModified: '2026-09-20T10:00:00.000Z', siblings });
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    }
+    const file = repo.files[resolve![3]!.split('/').map(decodeURIComponent).join('/')];
+    if (!file) return notFound('EntryNotFound');
+    if (file.lfs) {
+      const hash = sha256(file.bytes);
+      return res
+        .writeHead(302, { location: `/cdn/${encodeURIComponent(repoName)}/${hash}`, 'x-linked-etag': `"${hash}"`, 'x-linked-size': String(file.bytes.length), 'x-repo-commit': COMMIT })
+        .end();
+    }
+    const gitId = createHash('sha1').update(`blob ${file.bytes.length}\0`).update(file.bytes).digest('hex');
+    return sendBody(res, file.bytes, { etag: `"${gitId}"`, 'x-repo-commit': COMMIT }, undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+function sendBody(res: http.ServerResponse, bytes: Buffer, headers: Record<string, string>, truncate: 'short' | 'drop' | undefined): void {
+  const half = bytes.subarray(0, Math.floor(bytes.length / 2));
+  if (truncate === 'short') {
+    res.writeHead(200, { ...headers, 'content-length': String(half.length) }).end(half);
+  } else if (truncate === 'drop') {
+    res.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
+    res.write(half, () => res.socket?.destroy());
+  } else {
+    res.writeHead(200, { ...headers, 'content-length': String(bytes.length) }).end(bytes);
+  }
+}
+
+function sha256(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+/** fixture-tiny laid out as a Laya ONNX bundle (plus the PyTorch files a pull must not fetch). */
+function layaRepo(tiny: string, config: Record<string, unknown>): Record<string, RepoFile> {
+  const read = (f: string): Buffer => fs.readFileSync(path.join(tiny, f));
+  const json = (v: unknown): RepoFile => ({ bytes: Buffer.from(JSON.stringify(v, null, 2)), lfs: false });
+  return {
+    '.gitattributes': { bytes: Buffer.from('*.onnx filter=lfs diff=lfs merge=lfs -text\n'), lfs: false },
+    'README.md': { bytes: Buffer.from('---\nlicense: apache-2.0\n---\n# laya (stand-in)\n'), lfs: false },
+    'laya.onnx': { bytes: read('model.onnx'), lfs: true },
+    'laya_config.json': json(config),
+    'tokenizer/tokenizer.json': { bytes: read('tokenizer.json'), lfs: false },
+    'tokenizer/tokenizer_config.json': json({ cls_token: '[CLS]', sep_token: '[SEP]', mask_token: '[MASK]', pad_token: '[PAD]', model_max_length: 8192 }),
+    'tokenizer/special_tokens_map.json': json({ cls_token: '[CLS]', sep_token: '[SEP]', mask_token: '[MASK]', pad_token: '[PAD]', unk_token: '[UNK]' }),
+    'model.safetensors': { bytes: Buffer.from('not needed by an ONNX pull'), lfs: true },
+    'encoder/config.json': json({ model_type: 'modernbert' }),
+  };
+}
+
+const LAYA_CONFIG = {
+  encoder: 'answerdotai/ModernBERT-large',
+  max_len: 512,
+  head_max_len: 192,
+  temperature: [1.2, 0.9, 1.1],
+  temperature_by_options: { 'choice:2': 1.5, 'choice:11+': 0.1006, 'score:3-5': 2 },
+};
+
+describe('structqa models pull (stand-in hub)', () => {
+  let hub: StandInHub;
+  let tiny: string;
+  const tmpRoots: string[] = [];
+  const modelsDir = (): string => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-pull-'));
+    tmpRoots.push(d);
+    return path.join(d, 'models');
+  };
+
+  before(async () => {
+    tiny = path.join(await fixtureModels(), 'fixture-tiny');
+    const files = layaRepo(tiny, LAYA_CONFIG);
+    hub = await startStandInHub({
+      'acme/laya': { files },
+      'acme/laya-private': { files, private: true },
+      'acme/laya-short': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 500 }), truncate: { file: 'laya.onnx', mode: 'short' } },
+      'acme/laya-drop': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 501 }), truncate: { file: 'laya.onnx', mode: 'drop' } },
+      'acme/pytorch-only': { files: { 'model.safetensors': files['model.safetensors']!, 'rl_agent_config.json': files['laya_config.json']! } },
+    });
+  });
+
+  after(async () => {
+    await hub.close();
+    for (const d of tmpRoots) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('pulls the bundle, writes a valid manifest, and the checkpoint answers through the Engine', async () => {
+    const dir = modelsDir();
+    const result = await pullCheckpoint({ repo: 'acme/laya', endpoint: hub.endpoint, modelsDir: dir, name: 'core-0.3.20' });
+    assert.equal(result.dir, path.join(dir, 'core-0.3.20'));
+    assert.deepEqual(fs.readdirSync(dir), ['core-0.3.20'], 'no temporary folders left');
+    const files = fs.readdirSync(result.dir, { recursive: true }).map(String).sort();
+    assert.deepEqual(files, [
+      'README.md', 'laya.onnx', 'laya_config.json', 'manifest.json', 'tokenizer',
+      path.join('tokenizer', 'special_tokens_map.json'), path.join('tokenizer', 'tokenizer.json'), path.join('tokenizer', 'tokenizer_config.json'),
+    ].sort());
+    assert.ok(!hub.requests.some((p) => p.includes('model.safetensors') || p.includes('encoder/')), 'PyTorch files are not fetched');
+    assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), fs.readFileSync(path.join(tiny, 'model.onnx')));
+
+    const m = readManifest(result.dir);
+    assert.equal(m.name, 'core-0.3.20');
+    assert.equal(m.version, '0.3.20');
+    assert.equal(m.fixture, false);
+    assert.equal(m.window, 512, "the config's max_len, not tokenizer_config's model_max_length");
+    assert.equal(m.release_date, '2026-09-20');
+    assert.deepEqual(m.languages, ['en']);
+    assert.equal(m.processed_token_cap, 3500);
+    assert.deepEqual(m.files, { model: 'laya.onnx', tokenizer: 'tokenizer/tokenizer.json' });
+    assert.deepEqual(m.special_tokens, { cls: '[CLS]', sep: '[SEP]', mask: '[MASK]', pad: '[PAD]' });
+    assert.deepEqual(m.calibration.temperature, {
+      choice: { '2': 1.5, '3-5': 1.2, '6-10': 1.2, '11+': 0.1006 },
+      score: { '2': 0.9, '3-5': 2, '6-10': 0.9, '11+': 0.9 },
+      noul: { '2': 1.1 },
+    });
+    const prov = m.provenance as { source: string; endpoint: string; repo: string; revision: string; commit: string; sha256: Record<string, string>; files: { path: string }[] };
+    assert.equal(prov.source, 'hub');
+    assert.equal(prov.endpoint, hub.endpoint);
+    assert.equal(prov.repo, 'acme/laya');
+    assert.equal(prov.revision, 'main');
+    assert.equal(prov.commit, COMMIT);
+    assert.equal(prov.sha256['laya.onnx'], sha256(fs.readFileSync(path.join(tiny, 'model.onnx'))));
+    assert.equal(prov.files.length, 6);
+    // files are fetched at the commit the listing resolved to
+    assert.ok(hub.requests.includes(`/acme/laya/resolve/${COMMIT}/laya.onnx`));
+
+    const engine = new Engine({
+      checkpoints: { 'core-0.3.20': { dir: result.dir, int8: false } },
+      threads: 1,
+      batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 },
+      startingRetryMs: 1000,
+    });
+    await engine.start();
+    try {
+      const q: Record<string, Question> = {
+        team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: 'buying' } },
+        refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
+      };
+      const answered = await engine.answer(await engine.prepare('core-0.3.20', q, 'The app crashes when I open the invoice page.'));
+      const team = answered.answers['team'] as { choice: string; probabilities: Record<string, number> };
+      assert.ok(['billing', 'tech', 'sales'].includes(team.choice));
+      const sum = Object.values(team.probabilities).reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(sum - 1) < 1e-3, String(sum));
+      assert.equal(typeof (answered.answers['refund'] as { noul: number }).noul, 'number');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a repository that does not exist, or a private one without a token, gives a clear error', async () => {
+    const dir = modelsDir();
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/nope', endpoint: hub.endpoint, modelsDir: dir }),
+      (e: unknown) => e instanceof PullError && e.status === 404 && /acme\/nope@main .*not found/.test(e.message),
+    );
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/laya', revision: 'v9', endpoint: hub.endpoint, modelsDir: dir }),
+      (e: unknown) => e instanceof PullError && /revision not found/.test(e.message),
+    );
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/laya-private', endpoint: hub.endpoint, modelsDir: dir }),
+      (e: unknown) => e instanceof PullError && e.status === 401 && /HF_TOKEN/.test(e.message),
+    );
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/pytorch-only', endpoint: hub.endpoint, modelsDir: dir }),
+      (e: unknown) => e instanceof PullError && /no ONNX graph.*export_onnx\.py/s.test(e.message),
+    );
+    assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], []);
+    const ok = await pullCheckpoint({ repo: 'acme/laya-private', endpoint: hub.endpoint, modelsDir: dir, token: TOKEN, verify: false });
+    assert.equal(readManifest(ok.dir).name, 'laya-private');
+  });
+
+  for (const mode of ['short', 'drop'] as const) {
+    it(`a truncated download (${mode === 'short' ? 'short body' : 'connection dropped'}) is detected, retried, and leaves nothing behind`, async () => {
+      const dir = modelsDir();
+      fs.mkdirSync(dir, { recursive: true });
+      fs.mkdirSync(path.join(dir, 'other-checkpoint'));
+      const before = hub.requests.length;
+      await assert.rejects(
+        pullCheckpoint({ repo: `acme/laya-${mode}`, endpoint: hub.endpoint, modelsDir: dir, attempts: 2, retryDelayMs: 5 }),
+        (e: unknown) =>
+          e instanceof PullError &&
+          /laya\.onnx/.test(e.message) &&
+          (mode === 'short' ? /got \d+ bytes, expected \d+/ : /interrupted|got \d+ bytes/).test(e.message) &&
+          /after 2 attempts/.test(e.message),
+      );
+      const cdnHits = hub.requests.slice(before).filter((p) => p.startsWith('/cdn/'));
+      assert.equal(cdnHits.length, 2, 'retried once');
+      assert.deepEqual(fs.readdirSync(dir), ['other-checkpoint'], 'nothing half-written in the models folder');
+    });
+  }
+
+  it('the CLI: models pull REPO --endpoint URL --out DIR --name NAME; refuses to overwrite without --force', async () => {
+    const dir = modelsDir();
+    const config = loadConfig({ STRUCTQA_DATA_DIR: path.dirname(dir), LOG_LEVEL: 'silent' });
+    const run = async (...args: string[]): Promise<{ out: string; err: string; code: number }> => {
+      const program = new Command().exitOverride();
+      let out = '';
+      let err = '';
+      registerModelCommands(program, config, { env: { STRUCTQA_HUB_ENDPOINT: hub.endpoint }, out: (s) => (out += s), err: (s) => (err += s) });
+      process.exitCode = 0;
+      await program.parseAsync(['node', 'structqa', ...args]);
+      const code = Number(process.exitCode ?? 0);
+      process.exitCode = 0;
+      return { out, err, code };
+    };
+    const first = await run('models', 'pull', 'acme/laya', '--name', 'laya-en', '--no-check');
+    assert.equal(first.code, 0, first.err);
+    assert.equal(first.out, `${path.join(dir, 'laya-en')}\n`, 'default --out is the configured models folder; endpoint from the environment');
+    assert.match(first.err, /downloading laya\.onnx/);
+    const again = await run('models', 'pull', 'acme/laya', '--name', 'laya-en', '--out', dir);
+    assert.equal(again.code, 1);
+    assert.match(again.err, /already exists; pass --force/);
+    const forced = await run('models', 'pull', 'acme/laya', '--name', 'laya-en', '--force', '--revision', COMMIT, '--languages', '*');
+    assert.equal(forced.code, 0, forced.err);
+    const m = readManifest(path.join(dir, 'laya-en'));
+    assert.deepEqual(m.languages, ['*']);
+    assert.equal(m.processed_token_cap, 6000);
+    assert.deepEqual(fs.readdirSync(dir), ['laya-en']);
+  });
+});
