@@ -50,6 +50,21 @@ export function pack(rows: Row[], padId: number): PackedBatch {
   };
 }
 
+/** The service's ONNX Runtime settings (the bench's raw runs use the same). */
+export function sessionOptions(threads: number): ort.InferenceSession.SessionOptions {
+  return {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    // Set explicitly from the cores this process may use; ORT's own default reads the host.
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    // ORT's pool spins after each run; on a small machine that steals the cores the event loop needs
+    // to finish the call (charge, reply) and take the next one.
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  };
+}
+
 /**
  * ONNX Runtime (CPU) behind a worker thread: `session.run` blocks the thread that calls it, so the
  * session lives in `onnx-worker.js` and batches travel as transferred typed arrays.
@@ -71,14 +86,7 @@ export class OnnxBackend implements Backend {
   }
 
   static async load(modelPath: string, padId: number, threads: number): Promise<OnnxBackend> {
-    const options: ort.InferenceSession.SessionOptions = {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: 'all',
-      executionMode: 'sequential',
-      // Set explicitly from the cores this process may use; ORT's own default reads the host.
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-    };
+    const options = sessionOptions(threads);
     const worker = new Worker(new URL('./onnx-worker.js', import.meta.url), { workerData: { modelPath, options } });
     await new Promise<void>((resolve, reject) => {
       const onMessage = (m: { type?: string; message?: string }) => {
