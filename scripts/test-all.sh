@@ -31,5 +31,8 @@ npm test -w @structqa/bench
 echo "== Python client tests"
 "$VENV/bin/python" -m pytest -q clients/python/tests
 
+echo "== training corpus checks"
+"$VENV/bin/python" -m pytest -q training/tests
+
 echo "== service tests"
 npm test -w @structqa/service
