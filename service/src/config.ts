@@ -111,8 +111,11 @@ export const ENGLISH_CHECKPOINT = 'core-0.3.20';
 export const MULTILINGUAL_CHECKPOINT = 'core-multilingual-0.3.20';
 
 export function loadConfig(env: Env = process.env): Config {
-  const dataDir = path.resolve(str(env, 'STRUCTQA_DATA_DIR') ?? './data');
-  const modelsDir = path.resolve(str(env, 'STRUCTQA_MODELS_DIR') ?? path.join(dataDir, 'models'));
+  // Relative paths are taken from where the command was typed: npm runs workspace scripts inside the
+  // workspace folder but keeps the caller's folder in INIT_CWD.
+  const base = str(env, 'INIT_CWD') ?? process.cwd();
+  const dataDir = path.resolve(base, str(env, 'STRUCTQA_DATA_DIR') ?? './data');
+  const modelsDir = path.resolve(base, str(env, 'STRUCTQA_MODELS_DIR') ?? path.join(dataDir, 'models'));
   const int8 = new Set((str(env, 'STRUCTQA_INT8') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
   const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? 'fixture-en');
   const multilingualDir = path.resolve(modelsDir, str(env, 'STRUCTQA_MULTILINGUAL_DIR') ?? 'fixture-multilingual');
@@ -158,7 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),
-      sqlitePath: path.resolve(str(env, 'STRUCTQA_SQLITE_PATH') ?? path.join(dataDir, 'structqa.sqlite')),
+      sqlitePath: path.resolve(base, str(env, 'STRUCTQA_SQLITE_PATH') ?? path.join(dataDir, 'structqa.sqlite')),
       redisUrl: str(env, 'REDIS_URL'),
       redisFailureMode: str(env, 'STRUCTQA_REDIS_FAILURE_MODE') === 'closed' ? 'closed' : 'open',
       adminToken: str(env, 'STRUCTQA_ADMIN_TOKEN'),
@@ -167,7 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultRequestsPerSecond: int(env, 'STRUCTQA_REQUESTS_PER_SECOND', 20),
       defaultProcessedTokensPerSecond: int(env, 'STRUCTQA_PROCESSED_TOKENS_PER_SECOND', 50_000),
       defaultInFlight: int(env, 'STRUCTQA_IN_FLIGHT', 8),
-      firstKeyFile: path.resolve(str(env, 'STRUCTQA_FIRST_KEY_FILE') ?? path.join(dataDir, 'first-api-key.txt')),
+      firstKeyFile: path.resolve(base, str(env, 'STRUCTQA_FIRST_KEY_FILE') ?? path.join(dataDir, 'first-api-key.txt')),
       databaseSchema: str(env, 'STRUCTQA_DATABASE_SCHEMA') ?? 'public',
       redisKeyPrefix: str(env, 'STRUCTQA_REDIS_PREFIX') ?? 'structqa:',
       redisTimeoutMs: int(env, 'STRUCTQA_REDIS_TIMEOUT_MS', 250),

@@ -2,7 +2,7 @@
  * The Fastify application: request ids, logging, error rendering, metrics, OpenAPI, and the routes.
  * Dependencies (engine, router, gate) are passed in so tests can build an app around real parts.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
@@ -43,7 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? { level: config.logLevel } }),
     genReqId: newRequestId,
     // one log line per request (in onResponse) instead of Fastify's two
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'ignore',
