@@ -18,10 +18,11 @@ export interface PackedBatch {
   markers: number;
 }
 
-export function pack(rows: Row[], padId: number): PackedBatch {
+/** Right-padded feeds for a batch; T and K are the batch maxima (or `minT` / `minK` when larger). */
+export function pack(rows: Row[], padId: number, minT = 0, minK = 0): PackedBatch {
   const b = rows.length;
-  const t = Math.max(...rows.map((r) => r.ids.length));
-  const k = Math.max(...rows.map((r) => r.markers.length));
+  const t = Math.max(minT, ...rows.map((r) => r.ids.length));
+  const k = Math.max(minK, 1, ...rows.map((r) => r.markers.length));
   const inputIds = new BigInt64Array(b * t).fill(BigInt(padId));
   const attention = new BigInt64Array(b * t);
   const markerPos = new BigInt64Array(b * k);
