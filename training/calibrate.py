@@ -1,0 +1,155 @@
+"""Fit softmax temperatures on the dev split (issue 6).
+
+    python training/calibrate.py --run OUT        # reads OUT/dev_logits.jsonl, writes OUT/calibration.json
+
+Temperatures per question type x option-count bucket ("2", "3-5", "6-10", "11+"), minimising the dev
+negative log-likelihood, clamped to [0.5, 5] (the engine clamps too). A cell with fewer than
+``--min-items`` dev rows takes its type's temperature (all buckets pooled); a type with too few rows
+keeps T = 1 (omitted). ``by_language``: for a language with at least ``--min-items`` dev rows in a cell
+(or in a type, pooled over buckets) that cell gets an override. For a multilingual run the default
+table is fitted on the non-English rows (English gets its own override), since the default applies to
+every language without one.
+
+Reports expected calibration error (top-1 confidence, 10 equal-width bins) per type, before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+T_MIN, T_MAX = 0.5, 5.0
+TYPES = ("choice", "score", "noul")
+
+
+def bucket(n: int) -> str:
+    return "2" if n <= 2 else "3-5" if n <= 5 else "6-10" if n <= 10 else "11+"
+
+
+def _lse(xs):
+    m = max(xs)
+    return m + math.log(sum(math.exp(x - m) for x in xs))
+
+
+def nll(rows, t: float) -> float:
+    return sum(_lse([x / t for x in r["logits"]]) - r["logits"][r["label"]] / t for r in rows) / len(rows)
+
+
+def fit_t(rows) -> float:
+    """Golden-section search on log T over [0.5, 5] (NLL in 1/T is convex)."""
+    lo, hi = math.log(T_MIN), math.log(T_MAX)
+    g = (math.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = nll(rows, math.exp(a)), nll(rows, math.exp(b))
+    for _ in range(40):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = nll(rows, math.exp(a))
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = nll(rows, math.exp(b))
+    return round(min(T_MAX, max(T_MIN, math.exp((lo + hi) / 2))), 4)
+
+
+def fit_table(rows, min_items: int) -> dict:
+    table: dict = {}
+    by_type = defaultdict(list)
+    for r in rows:
+        by_type[r["type"]].append(r)
+    for t, rs in by_type.items():
+        if len(rs) < min_items:
+            continue
+        pooled = fit_t(rs)
+        cells = defaultdict(list)
+        for r in rs:
+            cells[bucket(len(r["logits"]))].append(r)
+        table[t] = {b: (fit_t(c) if len(c) >= min_items else pooled) for b, c in sorted(cells.items())}
+    return table
+
+
+def temperature(cal: dict, r: dict) -> float:
+    b = bucket(len(r["logits"]))
+    over = cal.get("by_language", {}).get(r["lang"], {}).get(r["type"], {}).get(b)
+    t = over if over is not None else cal["temperature"].get(r["type"], {}).get(b, 1.0)
+    return min(T_MAX, max(T_MIN, t))
+
+
+def softmax(xs, t):
+    m = max(x / t for x in xs)
+    e = [math.exp(x / t - m) for x in xs]
+    s = sum(e)
+    return [v / s for v in e]
+
+
+def ece(rows, temps, bins: int = 10) -> float:
+    acc = [[0, 0.0, 0.0] for _ in range(bins)]
+    for r, t in zip(rows, temps):
+        p = softmax(r["logits"], t)
+        k = max(range(len(p)), key=p.__getitem__)
+        i = min(bins - 1, int(p[k] * bins))
+        acc[i][0] += 1
+        acc[i][1] += p[k]
+        acc[i][2] += float(k == r["label"])
+    n = sum(a[0] for a in acc)
+    return round(sum(abs(a[1] - a[2]) for a in acc if a[0]) / max(1, n), 4)
+
+
+def report(rows, cal) -> dict:
+    out = {}
+    for t in TYPES + ("all",):
+        rs = [r for r in rows if t == "all" or r["type"] == t]
+        if not rs:
+            continue
+        after = [temperature(cal, r) for r in rs]
+        out[t] = {"n": len(rs), "ece_before": ece(rs, [1.0] * len(rs)), "ece_after": ece(rs, after),
+                  "nll_before": round(sum(nll([r], 1.0) for r in rs) / len(rs), 4),
+                  "nll_after": round(sum(nll([r], x) for r, x in zip(rs, after)) / len(rs), 4)}
+    return out
+
+
+def calibrate(rows, min_items: int = 30, multilingual: bool | None = None) -> dict:
+    langs = sorted({r["lang"] for r in rows})
+    if multilingual is None:
+        multilingual = langs != ["en"]
+    base = [r for r in rows if r["lang"] != "en"] if multilingual else rows
+    default = fit_table(base, min_items)
+    # fill types the base could not fit from all rows
+    for t, cells in fit_table(rows, min_items).items():
+        default.setdefault(t, cells)
+        for b, v in cells.items():
+            default[t].setdefault(b, v)
+    cal = {"temperature": default}
+    by_lang = {}
+    for lang in langs:
+        lr = [r for r in rows if r["lang"] == lang]
+        if len(lr) < min_items or (lang != "en" and not multilingual):
+            continue
+        tab = fit_table(lr, min_items)
+        if tab and (multilingual or lang != "en"):
+            by_lang[lang] = tab
+    if multilingual and by_lang:
+        cal["by_language"] = by_lang
+    return cal
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", type=Path, required=True, help="training output folder (dev_logits.jsonl)")
+    ap.add_argument("--min-items", type=int, default=30)
+    args = ap.parse_args(argv)
+    rows = [json.loads(line) for line in open(args.run / "dev_logits.jsonl", encoding="utf-8") if line.strip()]
+    cal = calibrate(rows, args.min_items)
+    rep = report(rows, cal)
+    out = {"calibration": cal, "report": rep, "dev_rows": len(rows), "min_items": args.min_items}
+    (args.run / "calibration.json").write_text(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

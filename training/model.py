@@ -1,0 +1,119 @@
+"""The marker model: a pretrained encoder with a small head that scores each option's mask token.
+
+    hidden = encoder(input_ids, attention_mask)                      [B,T,H]
+    m_k    = hidden[b, marker_pos[b,k]]                               [B,K,H]  the option's mask token
+    s_k    = mean of hidden over option k's span                      [B,K,H]  (head "span", default)
+             = from its mask token up to the next mask or [SEP] token (found from input_ids in the graph)
+    h_k    = [m_k ; s_k] + type_emb[qtype[b]]                         [B,K,2H] (head "marker": m_k only)
+    logit  = w2 . gelu(W1 . LayerNorm(h_k) + b1) + b2                 [B,K]
+    logits = where(marker_mask, logit, -1e4)
+    act_logits = Linear(H,2)(hidden[:,0])                             [B,2] (part of the I/O contract;
+                                                                       not trained, unused by the service)
+
+Probabilities are softmax(logits / T) over a question's markers. The head is per-marker: a row's
+outputs depend only on its own tokens (BERT attention masks padded keys), never on padding or batch-mates.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+SEED = 20261122
+MASKED_LOGIT = -1e4
+
+
+class MarkerModel(nn.Module):
+    def __init__(self, encoder: nn.Module, hidden: int, head_hidden: int | None = None, dropout: float = 0.1,
+                 head: str = "span", sep_id: int = 0, mask_id: int = 0):
+        super().__init__()
+        self.encoder = encoder
+        self.head = head
+        self.sep_id, self.mask_id = int(sep_id), int(mask_id)
+        head_hidden = head_hidden or hidden
+        width = 2 * hidden if head == "span" else hidden
+        self.type_emb = nn.Embedding(3, width)
+        self.norm = nn.LayerNorm(width)
+        self.dense = nn.Linear(width, head_hidden)
+        self.act = nn.GELU()
+        self.drop = nn.Dropout(dropout)
+        self.out = nn.Linear(head_hidden, 1)
+        self.act_head = nn.Linear(hidden, 2)
+        nn.init.normal_(self.type_emb.weight, std=0.02)
+        nn.init.normal_(self.out.weight, std=0.02)
+        nn.init.zeros_(self.out.bias)
+
+    def forward(self, input_ids, attention_mask, marker_pos, marker_mask, qtype):
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        idx = marker_pos.unsqueeze(-1).expand(-1, -1, hidden.size(-1))
+        h = torch.gather(hidden, 1, idx)
+        if self.head == "span":
+            t = input_ids.size(1)
+            ar = torch.arange(t, device=input_ids.device).view(1, 1, t)
+            start = marker_pos.unsqueeze(-1)                                          # [B,K,1]
+            boundary = (input_ids == self.sep_id) | (input_ids == self.mask_id)      # [B,T]
+            after = boundary.unsqueeze(1) & (ar > start)                              # [B,K,T]
+            # first boundary after start (a real row always has one: the options end with [SEP]; without
+            # one argmax gives 0 and the span is empty, pooled = 0)
+            end = torch.argmax(after.to(torch.int32), dim=-1, keepdim=True)
+            span = ((ar >= start) & (ar < end)).to(hidden.dtype)                      # [B,K,T]
+            pooled = torch.bmm(span, hidden) / span.sum(-1, keepdim=True).clamp(min=1.0)
+            h = torch.cat([h, pooled], dim=-1)
+        h = h + self.type_emb(qtype).unsqueeze(1)
+        logit = self.out(self.drop(self.act(self.dense(self.norm(h))))).squeeze(-1)
+        logits = torch.where(marker_mask, logit, torch.full_like(logit, MASKED_LOGIT))
+        return logits, self.act_head(hidden[:, 0])
+
+
+def build(backbone: str, seed: int = SEED, head: str = "span"):
+    """(MarkerModel, tokenizer.json path, backbone config), head initialised from ``seed``.
+
+    The head finds option spans from the sep and mask token ids; a pruned vocabulary renumbers them,
+    so call ``set_special_ids`` after pruning."""
+    from backbones import load_backbone
+
+    encoder, tj, cfg = load_backbone(backbone)
+    torch.manual_seed(seed)
+    sp = cfg["special_tokens"]
+    model = MarkerModel(encoder, cfg["hidden_size"], head=head, sep_id=sp["sep"]["id"], mask_id=sp["mask"]["id"])
+    return model, tj, cfg
+
+
+def set_special_ids(model: MarkerModel, sep_id: int, mask_id: int) -> None:
+    model.sep_id, model.mask_id = int(sep_id), int(mask_id)
+
+
+def freeze(model: MarkerModel, layers: int) -> dict:
+    """Freeze the embeddings and the lowest ``layers`` encoder layers; returns parameter counts."""
+    enc = model.encoder
+    for p in enc.embeddings.parameters():
+        p.requires_grad_(False)
+    for layer in enc.encoder.layer[:layers]:
+        for p in layer.parameters():
+            p.requires_grad_(False)
+    total = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    return {"parameters": total, "trainable": trainable, "frozen_layers": layers}
+
+
+def special_tokens(cfg: dict) -> dict:
+    return {k: cfg["special_tokens"][k]["token"] for k in ("cls", "sep", "mask", "pad")}
+
+
+def collate(rows, pad_id: int):
+    """Right-pad a list of layout Rows into model inputs (numpy-free, torch tensors)."""
+    b = len(rows)
+    t = max(len(r.ids) for r in rows)
+    k = max(len(r.markers) for r in rows)
+    ids = torch.full((b, t), pad_id, dtype=torch.long)
+    att = torch.zeros((b, t), dtype=torch.long)
+    pos = torch.zeros((b, k), dtype=torch.long)
+    mm = torch.zeros((b, k), dtype=torch.bool)
+    qt = torch.zeros((b,), dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, : len(r.ids)] = torch.tensor(r.ids, dtype=torch.long)
+        att[i, : len(r.ids)] = 1
+        pos[i, : len(r.markers)] = torch.tensor(r.markers, dtype=torch.long)
+        mm[i, : len(r.markers)] = True
+        qt[i] = r.qtype
+    return ids, att, pos, mm, qt

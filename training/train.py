@@ -1,0 +1,308 @@
+"""Train a marker-head checkpoint on the screened corpus (issue 6). CPU only, deterministic.
+
+    python training/train.py --backbone minilm-l6-en --langs en --out /tmp/train-en
+    python training/train.py --backbone me5-small --langs multi --out /tmp/train-multi
+
+Writes OUT/best.pt (state dict of the best dev epoch), OUT/train_config.json, OUT/log.jsonl and
+OUT/dev_logits.jsonl (the best model's dev logits, read by calibrate.py). See docs/training.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import torch  # noqa: E402
+
+from layout import Layout, answer_index  # noqa: E402
+from model import SEED, build, collate, freeze, set_special_ids, special_tokens  # noqa: E402
+
+CORPUS = HERE / "corpus" / "build"
+WINDOW = 512
+
+# Defaults per backbone, from step times measured on the 2-core machine (docs/training.md).
+DEFAULTS = {
+    "minilm-l6-en": {"freeze_layers": 0, "batch_tokens": 4096, "lr": 5e-5, "epochs": 10},
+    "me5-small": {"freeze_layers": 4, "batch_tokens": 4096, "lr": 5e-5, "epochs": 6},
+}
+
+
+def corpus_hash() -> str:
+    h = hashlib.sha256()
+    for name in ("train.jsonl", "dev.jsonl"):
+        h.update((CORPUS / name).read_bytes())
+    return h.hexdigest()
+
+
+def load_split(split: str) -> list[dict]:
+    if not (CORPUS / f"{split}.jsonl").exists():
+        subprocess.run([sys.executable, str(HERE / "corpus" / "screen.py")], check=True)
+    with open(CORPUS / f"{split}.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def select(items: list[dict], langs: str, en_share: float, seed: int) -> list[dict]:
+    """en: English items. multi: every non-English item plus English items making ``en_share`` of the mix."""
+    if langs == "en":
+        return [it for it in items if it["lang"] == "en"]
+    other = [it for it in items if it["lang"] != "en"]
+    en = [it for it in items if it["lang"] == "en"]
+    n_en = min(len(en), round(len(other) * en_share / max(1e-9, 1 - en_share)))
+    rng = random.Random(seed)
+    pick = sorted(rng.sample(range(len(en)), n_en))
+    return other + [en[i] for i in pick]
+
+
+class Example:
+    __slots__ = ("ids", "markers", "qtype", "label", "lang", "type", "n", "id")
+
+    def __init__(self, row, label, item):
+        self.ids, self.markers, self.qtype = row.ids, row.markers, row.qtype
+        self.label, self.lang, self.type, self.n, self.id = label, item["lang"], item["question"]["type"], len(row.markers), item["id"]
+
+
+def build_examples(layout: Layout, items: list[dict]) -> tuple[list[Example], int]:
+    out, skipped = [], 0
+    for it in items:
+        try:
+            row = layout.item_row(it)
+        except ValueError:
+            skipped += 1
+            continue
+        out.append(Example(row, answer_index(it["question"], it["answer"]), it))
+    return out, skipped
+
+
+def batches(examples: list[Example], batch_tokens: int, seed: int, shuffle: bool = True) -> list[list[Example]]:
+    """Length-bucketed batches: sort by length (ties in a seeded order), cut so rows x longest <= budget."""
+    rng = random.Random(seed)
+    keyed = sorted(examples, key=lambda e: (len(e.ids), rng.random() if shuffle else 0))
+    out, cur, longest = [], [], 0
+    for e in keyed:
+        L = max(longest, len(e.ids))
+        if cur and L * (len(cur) + 1) > batch_tokens:
+            out.append(cur)
+            cur, L = [], len(e.ids)
+        cur.append(e)
+        longest = L
+    if cur:
+        out.append(cur)
+    if shuffle:
+        rng.shuffle(out)
+    return out
+
+
+@torch.no_grad()
+def predict(model, examples: list[Example], pad_id: int, batch_tokens: int = 8192) -> list[list[float]]:
+    """Logits over each example's real markers, in the order of ``examples``."""
+    model.eval()
+    res: dict[int, list[float]] = {}
+    index = {id(e): i for i, e in enumerate(examples)}
+    for b in batches(examples, batch_tokens, 0, shuffle=False):
+        logits, _ = model(*collate(b, pad_id))
+        for e, row in zip(b, logits.tolist()):
+            res[index[id(e)]] = row[: e.n]
+    return [res[i] for i in range(len(examples))]
+
+
+def accuracy(examples: list[Example], logits: list[list[float]]) -> dict:
+    per = defaultdict(lambda: [0, 0])
+    for e, lg in zip(examples, logits):
+        ok = int(max(range(len(lg)), key=lg.__getitem__) == e.label)
+        for k in ("all", e.type):
+            per[k][0] += ok
+            per[k][1] += 1
+    return {k: round(v[0] / v[1], 4) for k, v in sorted(per.items())} | {"n": per["all"][1]}
+
+
+def nll(examples, logits) -> float:
+    tot = 0.0
+    for e, lg in zip(examples, logits):
+        t = torch.tensor(lg)
+        tot += float(torch.logsumexp(t, 0) - t[e.label])
+    return tot / max(1, len(examples))
+
+
+def git_commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True, check=True).stdout.strip()
+    except Exception:
+        return None
+
+
+def setup_determinism(seed: int, threads: int) -> None:
+    torch.manual_seed(seed)
+    random.seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backbone", required=True, choices=sorted(DEFAULTS))
+    ap.add_argument("--langs", required=True, choices=["en", "multi"])
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--max-minutes", type=float, default=None, help="stop training after this wall time")
+    ap.add_argument("--epochs", type=int, default=None)
+    ap.add_argument("--max-steps", type=int, default=None, help="plan the LR schedule for this many steps and stop there")
+    ap.add_argument("--freeze-layers", type=int, default=None)
+    ap.add_argument("--batch-tokens", type=int, default=None, help="rows x longest row per batch")
+    ap.add_argument("--lr", type=float, default=None, help="encoder learning rate (head: 20x)")
+    ap.add_argument("--warmup", type=float, default=0.06, help="share of planned steps")
+    ap.add_argument("--en-share", type=float, default=0.3, help="multi: English share of the mix")
+    ap.add_argument("--eval-every", type=int, default=0, help="also evaluate every N steps (0: per epoch only)")
+    ap.add_argument("--dev-limit", type=int, default=0, help="evaluate on every k-th dev item to keep N (0: all)")
+    ap.add_argument("--prune-vocab", choices=["auto", "yes", "no"], default="auto",
+                    help="prune the vocabulary before training (auto: for me5-small); see training/vocab.py")
+    ap.add_argument("--head", choices=["span", "marker"], default="span",
+                    help="span: mask token + mean of the option's tokens; marker: mask token only")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    d = DEFAULTS[args.backbone]
+    for k in ("freeze_layers", "batch_tokens", "lr", "epochs"):
+        if getattr(args, k) is None:
+            setattr(args, k, d[k])
+    args.out.mkdir(parents=True, exist_ok=True)
+    setup_determinism(args.seed, args.threads)
+
+    model, tj, cfg = build(args.backbone, args.seed, args.head)
+    specials = special_tokens(cfg)
+    train_items = select(load_split("train"), args.langs, args.en_share, args.seed)
+    dev_all = load_split("dev")  # multi: every dev item (English too), so calibration sees all languages
+    dev_items = [it for it in dev_all if it["lang"] == "en"] if args.langs == "en" else dev_all
+    prune = args.prune_vocab == "yes" or (args.prune_vocab == "auto" and args.backbone == "me5-small")
+    vocab_stats = None
+    if prune:  # train and serve with the same pruned tokenizer (training/vocab.py)
+        import vocab
+
+        tj, kept, vocab_stats = vocab.prune_for_training(tj, load_split("train") + dev_all, specials["mask"], args.out)
+        vocab.apply_to_model(model, kept)
+        print(json.dumps({"vocab_pruning": vocab_stats}, ensure_ascii=False), flush=True)
+    else:
+        import shutil
+
+        shutil.copyfile(tj, args.out / "tokenizer.json")
+    counts = freeze(model, args.freeze_layers)
+    layout = Layout(tj, specials, WINDOW)
+    set_special_ids(model, layout.sep, layout.mask)
+    pad = layout.pad
+    train, skipped_train = build_examples(layout, train_items)
+    dev, skipped_dev = build_examples(layout, dev_items)
+    dev_eval = dev
+    if args.dev_limit and len(dev) > args.dev_limit:
+        step = len(dev) / args.dev_limit
+        dev_eval = [dev[int(i * step)] for i in range(args.dev_limit)]
+    per_epoch = len(batches(train, args.batch_tokens, args.seed))
+    planned = args.max_steps or per_epoch * args.epochs
+    enc_params = [p for n, p in model.named_parameters() if p.requires_grad and n.startswith("encoder.")]
+    head_params = [p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("encoder.")]
+    opt = torch.optim.AdamW([{"params": enc_params, "lr": args.lr}, {"params": head_params, "lr": args.lr * 20}],
+                            weight_decay=0.01)
+    warm = max(1, int(planned * args.warmup))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (planned - s) / max(1, planned - warm))))
+    config = {
+        "backbone": args.backbone, "langs": args.langs, "seed": args.seed, "window": WINDOW,
+        "head": args.head, "freeze_layers": args.freeze_layers, "batch_tokens": args.batch_tokens, "lr": args.lr,
+        "epochs": args.epochs, "max_steps": args.max_steps, "max_minutes": args.max_minutes,
+        "planned_steps": planned, "steps_per_epoch": per_epoch, "warmup_steps": warm, "en_share": args.en_share,
+        "train_rows": len(train), "train_skipped_overlong": skipped_train, "dev_rows": len(dev),
+        "dev_eval_rows": len(dev_eval), "dev_skipped_overlong": skipped_dev, **counts,
+        "train_tokens": sum(len(e.ids) for e in train), "special_tokens": specials,
+        "vocab_pruned": prune, "vocab_size": model.encoder.embeddings.word_embeddings.num_embeddings,
+        "corpus_sha256": corpus_hash(), "git_commit": git_commit(), "threads": args.threads,
+        "backbone_package": cfg["package"], "backbone_package_version": cfg["package_version"],
+        "backbone_model": cfg["model"], "torch": torch.__version__,
+    }
+    (args.out / "train_config.json").write_text(json.dumps(config, indent=1))
+    print(json.dumps(config), flush=True)
+    log = open(args.out / "log.jsonl", "a", encoding="utf-8")
+
+    def emit(rec):
+        rec["elapsed_s"] = round(time.perf_counter() - t0, 1)
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+        print(json.dumps(rec), flush=True)
+
+    best = {"acc": -1.0}
+
+    def evaluate(epoch, step):
+        te = time.perf_counter()
+        lg = predict(model, dev_eval, pad)
+        acc = accuracy(dev_eval, lg)
+        rec = {"eval": True, "epoch": epoch, "step": step, "dev_acc": acc, "dev_nll": round(nll(dev_eval, lg), 4),
+               "eval_s": round(time.perf_counter() - te, 1)}
+        if acc["all"] > best["acc"]:
+            best.update(acc=acc["all"], epoch=epoch, step=step)
+            torch.save(model.state_dict(), args.out / "best.pt")
+            rec["best"] = True
+        emit(rec)
+        model.train()
+
+    t0 = time.perf_counter()
+    deadline = t0 + args.max_minutes * 60 if args.max_minutes else math.inf
+    step, stop, tokens_done, train_s = 0, False, 0, 0.0
+    loss_f = torch.nn.CrossEntropyLoss()
+    model.train()
+    for epoch in range(args.epochs):
+        for b in batches(train, args.batch_tokens, args.seed + epoch):
+            if step >= planned or time.perf_counter() >= deadline:
+                stop = True
+                break
+            ts = time.perf_counter()
+            ids, att, pos, mm, qt = collate(b, pad)
+            logits, _ = model(ids, att, pos, mm, qt)
+            loss = loss_f(logits, torch.tensor([e.label for e in b]))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], 1.0)
+            opt.step()
+            sched.step()
+            step += 1
+            dt = time.perf_counter() - ts
+            train_s += dt
+            tokens_done += ids.numel()
+            if step % 10 == 0 or step == 1:
+                emit({"epoch": epoch, "step": step, "loss": round(float(loss), 4), "rows": len(b), "T": ids.shape[1],
+                      "step_s": round(dt, 2), "train_tokens_per_s": round(tokens_done / train_s, 1),
+                      "lr": opt.param_groups[0]["lr"]})
+            if args.eval_every and step % args.eval_every == 0:
+                evaluate(epoch, step)
+        if stop:
+            break
+        evaluate(epoch, step)
+    if best.get("step") != step:
+        evaluate(epoch, step)
+    # the best model's dev logits (all dev rows), for calibrate.py
+    model.load_state_dict(torch.load(args.out / "best.pt"))
+    lg = predict(model, dev, pad)
+    with open(args.out / "dev_logits.jsonl", "w", encoding="utf-8") as f:
+        for e, row in zip(dev, lg):
+            f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row}) + "\n")
+    summary = {"done": True, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
+               "train_s": round(train_s, 1), "train_tokens": tokens_done,
+               "padded_tokens_per_s": round(tokens_done / max(1e-9, train_s), 1),
+               "epoch_tokens": sum(len(x) * max(len(e.ids) for e in x) for x in batches(train, args.batch_tokens, args.seed))}
+    summary["est_epoch_minutes"] = round(summary["epoch_tokens"] / summary["padded_tokens_per_s"] / 60, 1)
+    emit(summary)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
