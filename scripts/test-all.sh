@@ -15,7 +15,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 VENV="$CACHE/venv-test"
 if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]" "tokenizers==0.23.3"
 
 echo "== type-check (tsc, strict)"
 npx tsc --noEmit -p service/tsconfig.json

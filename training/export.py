@@ -51,7 +51,7 @@ def export_graph(model, path: Path, opset: int = 17) -> None:
     prev = enc.config._attn_implementation
     enc.set_attn_implementation("eager")  # plain MatMul/Softmax: faster in onnxruntime than the SDPA export
     model.eval()
-    ids = torch.randint(5, 1000, (2, 16), dtype=torch.long)
+    ids = torch.randint(5, min(1000, enc.config.vocab_size), (2, 16), dtype=torch.long)
     args = (ids, torch.ones_like(ids), torch.tensor([[3, 6, 9], [3, 6, 0]]),
             torch.tensor([[True, True, True], [True, True, False]]), torch.tensor([0, 2]))
     try:

@@ -23,6 +23,20 @@ SEED = 20261122
 MASKED_LOGIT = -1e4
 
 
+def option_spans(input_ids, marker_pos, sep_id: int, mask_id: int):
+    """[B,K,T] bool: option k's tokens, from its mask token up to (excluding) the next mask or sep token.
+
+    A real row always has such a boundary (the options end with [SEP]); without one argmax gives 0 and
+    the span is empty (pooled = 0)."""
+    t = input_ids.size(1)
+    ar = torch.arange(t, device=input_ids.device).view(1, 1, t)
+    start = marker_pos.unsqueeze(-1)                                          # [B,K,1]
+    boundary = (input_ids == sep_id) | (input_ids == mask_id)                 # [B,T]
+    after = boundary.unsqueeze(1) & (ar > start)                              # [B,K,T]
+    end = torch.argmax(after.to(torch.int32), dim=-1, keepdim=True)          # first boundary after start
+    return (ar >= start) & (ar < end)
+
+
 class MarkerModel(nn.Module):
     def __init__(self, encoder: nn.Module, hidden: int, head_hidden: int | None = None, dropout: float = 0.1,
                  head: str = "span", sep_id: int = 0, mask_id: int = 0):
@@ -48,15 +62,7 @@ class MarkerModel(nn.Module):
         idx = marker_pos.unsqueeze(-1).expand(-1, -1, hidden.size(-1))
         h = torch.gather(hidden, 1, idx)
         if self.head == "span":
-            t = input_ids.size(1)
-            ar = torch.arange(t, device=input_ids.device).view(1, 1, t)
-            start = marker_pos.unsqueeze(-1)                                          # [B,K,1]
-            boundary = (input_ids == self.sep_id) | (input_ids == self.mask_id)      # [B,T]
-            after = boundary.unsqueeze(1) & (ar > start)                              # [B,K,T]
-            # first boundary after start (a real row always has one: the options end with [SEP]; without
-            # one argmax gives 0 and the span is empty, pooled = 0)
-            end = torch.argmax(after.to(torch.int32), dim=-1, keepdim=True)
-            span = ((ar >= start) & (ar < end)).to(hidden.dtype)                      # [B,K,T]
+            span = option_spans(input_ids, marker_pos, self.sep_id, self.mask_id).to(hidden.dtype)
             pooled = torch.bmm(span, hidden) / span.sum(-1, keepdim=True).clamp(min=1.0)
             h = torch.cat([h, pooled], dim=-1)
         h = h + self.type_emb(qtype).unsqueeze(1)

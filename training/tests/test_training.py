@@ -1,0 +1,269 @@
+"""Checks on the training pipeline (issue 6).
+
+Run from the repo root:  /tmp/bb-venv/bin/python -m pytest training/tests/test_training.py -q
+(any venv made from training/requirements.txt works). The parity test needs node and the service's
+node_modules; it is skipped only when node is unavailable.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "training"))
+
+from layout import Layout, answer_index, js_number, option_keys, python_json, render_options  # noqa: E402
+
+FIXTURES = ROOT / "service" / ".cache" / "fixtures"
+
+# ~20 varied questions: all three types, null/empty/object descriptions, index-like keys (JavaScript
+# orders them first), object instructions, literal mask tokens, numbers JavaScript prints differently
+# from Python (1.0, 1e-7, 1e21), unicode, emoji, control characters, CJK, RTL.
+QUESTIONS = [
+    {"type": "choice", "instructions": "Route this ticket: which department owns it?",
+     "criteria": {"billing": "Charges, invoices, refunds", "technical_support": "Bugs and crashes", "other": None}},
+    {"type": "choice", "instructions": "Pick one", "criteria": {"A": "", "B": None, "C": "third"}},
+    {"type": "choice", "instructions": {"question": "Which tier?", "note": "use the plan field", "limits": [1.0, 2.5, 1e-7]},
+     "criteria": {"free": {"price": 0, "seats": 1}, "pro": {"price": 12.50, "seats": 10}, "enterprise": ["sso", "audit"]}},
+    {"type": "choice", "instructions": "Numbered keys", "criteria": {"b": "bee", "10": "ten", "2": "two", "a": "ay", "01": "zero-one"}},
+    {"type": "choice", "instructions": "Masks [MASK] and <mask> inside", "criteria": {"x[MASK]y": "has [MASK] in it", "z": "<mask> too"}},
+    {"type": "choice", "instructions": None, "criteria": {"yes": None, "no": None}},
+    {"type": "choice", "instructions": "", "criteria": {f"opt{i}": f"option number {i}" for i in range(12)}},
+    {"type": "choice", "instructions": "Quelle catégorie ? Élément très « spécial »", "criteria": {"été": "saison chaude", "hiver": "saison froide"}},
+    {"type": "choice", "instructions": "选择一个类别", "criteria": {"账单": "付款和退款", "技术": "错误和崩溃", "其他": None}},
+    {"type": "choice", "instructions": "ما هو القسم المسؤول؟", "criteria": {"مالي": "الفواتير", "تقني": "الأعطال"}},
+    {"type": "score", "instructions": "How severe is the alert?", "criteria": ["none", "low", "medium", "high", "critical"]},
+    {"type": "score", "instructions": "Rate", "criteria": [None, "", "ok", {"detail": "great", "weight": 1e21}]},
+    {"type": "score", "instructions": {"rubric": "tone", "scale": [0, 1, 2]}, "criteria": ["rude", "neutral", "warm"]},
+    {"type": "noul", "instructions": "Is this a refund request?", "criteria": None},
+    {"type": "noul", "instructions": "Is the customer angry?", "criteria": {"true": "clearly angry", "false": None}},
+    {"type": "noul", "instructions": "Does it hold?", "criteria": {"false": "", "true": ""}},
+    {"type": "noul", "instructions": "Tabs\tand\nnewlines\r\nand \u0007 bell", "criteria": {"true": {"rule": "amount > 100.0"}}},
+    {"type": "noul", "instructions": "Emoji 🙂✅ and ½ and ﬁ ligature, ＦＵＬＬ width", "criteria": {"false": "nope 👎"}},
+    {"type": "noul", "instructions": "Выполнено ли условие?", "criteria": {"true": "да", "false": "нет"}},
+    {"type": "choice", "instructions": "Ünïcödé Straße İstanbul ÀÉÎ", "criteria": {"ja": "Ja, genau", "nein": "Nein"}},
+]
+STATES = [
+    "Only two of the three items in order #22296 came.",
+    [{"role": "user", "content": "I was charged twice 💳"}, {"role": "assistant", "content": "Sorry! [MASK] <mask>"}],
+    {"amount": 1.0, "tiny": 1e-7, "big": 12345678901234567890, "neg": -0.5, "ok": True, "none": None, "3": "three", "1": "one"},
+    "",
+    "これは日本語のテキストです。\n\n第二段落。",
+    {"nested": {"list": [1, 2.0, "x"], "s": "quote \" and backslash \\"}},
+    "Line one\r\nLine two\twith tab \u2028 separator",
+    "שלום עולם، مرحبا بالعالم",
+]
+
+
+def _checkpoints():
+    out = []
+    for name in ("fixture-en", "fixture-multilingual"):
+        d = FIXTURES / name
+        if (d / "tokenizer.json").exists():
+            out.append((str(d / "tokenizer.json"), json.loads((d / "manifest.json").read_text())["special_tokens"]))
+    cache = Path(os.environ.get("STRUCTQA_BACKBONE_CACHE", Path.home() / ".cache" / "structqa" / "backbones"))
+    for name, sp in (("minilm-l6-en", dict(cls="[CLS]", sep="[SEP]", mask="[MASK]", pad="[PAD]")),
+                     ("me5-small", dict(cls="<s>", sep="</s>", mask="<mask>", pad="<pad>"))):
+        if (cache / name / "tokenizer.json").exists():
+            out.append((str(cache / name / "tokenizer.json"), sp))
+    return out
+
+
+NODE_SCRIPT = r"""
+import fs from 'node:fs';
+import { buildHeads, tokenizeState } from './src/engine/layout.ts';
+import { HfTokenizer } from './src/engine/tokenizer.ts';
+const job = JSON.parse(fs.readFileSync(process.argv[1], 'utf8'));
+const out = [];
+for (const c of job.checkpoints) {
+  const tok = HfTokenizer.fromFile(c.tokenizer, { name: 'parity', special_tokens: c.special });
+  const heads = await buildHeads(tok, job.questions);
+  const states = [];
+  for (const s of job.states) states.push(await tokenizeState(tok, s));
+  out.push({ heads: heads.map((h) => ({ ids: h.ids, markers: h.markers, keys: h.keys })), states });
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _ensure_fixtures():
+    if (FIXTURES / "fixture-en" / "tokenizer.json").exists():
+        return
+    subprocess.run(["node", str(ROOT / "service" / "bin" / "structqa.js"), "fixtures", "build", "--out", str(FIXTURES)],
+                   cwd=ROOT, check=True, capture_output=True, timeout=300)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not available")
+def test_layout_parity_with_service(tmp_path):
+    _ensure_fixtures()
+    cps = _checkpoints()
+    assert cps, "no tokenizer to compare with"
+    job = {"checkpoints": [{"tokenizer": t, "special": s} for t, s in cps], "questions": QUESTIONS, "states": STATES}
+    jf = tmp_path / "job.json"
+    jf.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
+    script = tmp_path / "parity.mjs"
+    script.write_text(NODE_SCRIPT)
+    # run inside service/ so that tsx and tokenizers resolve; the script imports the .ts sources
+    res = subprocess.run(["node", "--import", "tsx", "--input-type=module", "-e", NODE_SCRIPT, str(jf)],
+                         cwd=ROOT / "service", capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    got = json.loads(res.stdout)
+    # the Python side reads the same JSON text, as the service would
+    questions = json.loads(jf.read_text(encoding="utf-8"))["questions"]
+    states = json.loads(jf.read_text(encoding="utf-8"))["states"]
+    compared = 0
+    for (tj, sp), node in zip(cps, got):
+        lay = Layout(tj, sp)
+        for q, h in zip(questions, node["heads"]):
+            ids, markers, keys = lay.head(q)
+            assert ids == h["ids"], (tj, q)
+            assert markers == h["markers"], (tj, q)
+            assert keys == h["keys"], (tj, q)
+            compared += 1
+        for s, ids in zip(states, node["states"]):
+            assert lay.state(s) == ids, (tj, s)
+            compared += 1
+    assert compared >= len(cps) * (len(QUESTIONS) + len(STATES))
+
+
+def test_rendering_details():
+    assert js_number(1.0) == "1" and js_number(1e-7) == "1e-7" and js_number(1e21) == "1e+21"
+    assert js_number(1e20) == "100000000000000000000" and js_number(0.000001) == "0.000001"
+    assert js_number(12345678901234567890) == "12345678901234567000" and js_number(float("nan")) == "null"
+    assert python_json({"b": 1, "2": [1.5, None, True], "a": "é"}) == '{"2": [1.5, null, true], "b": 1, "a": "é"}'
+    q = {"type": "choice", "criteria": {"b": "bee", "10": None, "2": "two"}}
+    assert option_keys(q) == ["2", "10", "b"]
+    assert render_options(q) == ["2: two", "10", "b: bee"]
+    assert answer_index(q, "b") == 2
+    n = {"type": "noul", "criteria": {"true": "yes!"}}
+    assert render_options(n) == ["false: no, the statement does not hold", "true: yes!"]
+    assert answer_index(n, True) == 1 and answer_index(n, False) == 0
+
+
+def test_calibration_recovers_temperature():
+    import random
+
+    from calibrate import calibrate, report
+
+    rng = random.Random(0)
+    rows = []
+    for i in range(600):
+        n = [2, 4, 7][i % 3]
+        true = [rng.gauss(0, 1) for _ in range(n)]  # logits of a model calibrated at T = 1
+        z = max(true)
+        p = [math.exp(x - z) for x in true]
+        s = sum(p)
+        label = rng.choices(range(n), [x / s for x in p])[0]
+        rows.append({"lang": "en", "type": "choice", "label": label, "logits": [3 * x for x in true]})  # overconfident x3
+    cal = calibrate(rows, min_items=30)
+    for b in ("2", "3-5", "6-10"):
+        assert 2.2 < cal["temperature"]["choice"][b] < 4.0
+    rep = report(rows, cal)["choice"]
+    assert rep["ece_after"] < rep["ece_before"] and rep["nll_after"] < rep["nll_before"]
+    assert "by_language" not in cal
+
+
+def test_vocab_pruning_is_consistent(tmp_path):
+    """Pruning keeps corpus pieces: the corpus tokenizes identically (ids mapped back), specials survive."""
+    import vocab
+    from tokenizers import Tokenizer
+
+    tj = FIXTURES / "fixture-multilingual" / "tokenizer.json"
+    if not tj.exists():
+        pytest.skip("fixture-multilingual not built")
+    texts = ["Der Dienst beantwortet Fragen.", "サービスは質問に答えます。", "Сервис отвечает на вопросы.",
+             "choice question: which one?", " refund: the customer wants money back"]
+    new, kept, stats = vocab.prune(tj, texts, ["Montag, Dienstag", "janvier février"])
+    out = tmp_path / "tokenizer.json"
+    out.write_text(json.dumps(new, ensure_ascii=False), encoding="utf-8")
+    old_t, new_t = Tokenizer.from_file(str(tj)), Tokenizer.from_file(str(out))
+    for t in texts:
+        assert [kept[i] for i in new_t.encode(t, add_special_tokens=False).ids] == old_t.encode(t, add_special_tokens=False).ids
+    for sp in ("<s>", "</s>", "<pad>", "<mask>", "<unk>"):
+        assert new_t.token_to_id(sp) is not None and kept[new_t.token_to_id(sp)] == old_t.token_to_id(sp)
+    assert stats["kept"] < stats["original"]
+    res = vocab.check(tj, out, kept, ["Der Dienst antwortet.", "質問"], "<unk>")
+    assert res["unk_rate_pruned"] == 0.0
+
+
+def _tiny_model(vocab_size=200, sep_id=2, mask_id=3):
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from model import MarkerModel
+
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=128)
+    enc = BertModel(cfg, add_pooling_layer=False)
+    return MarkerModel(enc, 32, head="span", sep_id=sep_id, mask_id=mask_id).eval()
+
+
+def _tiny_rows():
+    from layout import Row
+
+    # [CLS]=1 head [SEP]=2 [MASK]=3 opt ... [SEP] state [SEP]
+    return [Row([1, 10, 11, 2, 3, 20, 21, 3, 22, 2, 40, 41, 42, 2], [4, 7], 0, 10),
+            Row([1, 12, 2, 3, 30, 3, 31, 32, 3, 33, 2, 50, 2], [3, 5, 8], 2, 11),
+            Row([1, 13, 14, 15, 2, 3, 60, 61, 62, 3, 63, 2, 70, 71, 72, 73, 74, 2], [5, 9], 1, 12)]
+
+
+def test_option_spans():
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    from model import collate, option_spans
+
+    ids, att, pos, mm, qt = collate(_tiny_rows(), pad_id=0)
+    spans = option_spans(ids, pos, 2, 3)
+    got = [[[t for t in range(ids.shape[1]) if spans[b, k, t]] for k in range(int(mm[b].sum()))] for b in range(3)]
+    assert got == [[[4, 5, 6], [7, 8]], [[3, 4], [5, 6, 7], [8, 9]], [[5, 6, 7, 8], [9, 10]]]
+
+
+def test_rows_independent_of_padding_and_batch():
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    import torch
+
+    from model import MASKED_LOGIT, collate
+
+    model = _tiny_model()
+    rows = _tiny_rows()
+    with torch.no_grad():
+        together, _ = model(*collate(rows, 0))
+        for i, r in enumerate(rows):
+            alone, _ = model(*collate([r], 0))
+            assert torch.allclose(alone[0, : len(r.markers)], together[i, : len(r.markers)], atol=1e-5)
+            assert torch.all(together[i, len(r.markers):] == MASKED_LOGIT)
+
+
+def test_onnx_export_roundtrip(tmp_path):
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    pytest.importorskip("onnxruntime")
+    from export import compare, compress_weights, export_graph, ort_session
+
+    class E:  # what compare() needs from an Example
+        def __init__(self, r):
+            self.ids, self.markers, self.qtype, self.n = r.ids, r.markers, r.qtype, len(r.markers)
+
+    model = _tiny_model()
+    fp32 = tmp_path / "m.onnx"
+    export_graph(model, fp32)
+    import onnx
+
+    g = onnx.load(str(fp32)).graph
+    types = {i.name: i.type.tensor_type.elem_type for i in g.input}
+    assert types["marker_mask"] == onnx.TensorProto.BOOL and types["input_ids"] == onnx.TensorProto.INT64
+    assert [o.name for o in g.output] == ["logits", "act_logits"]
+    ex = [E(r) for r in _tiny_rows()] * 4
+    res = compare(model, ort_session(fp32), ex, 0)
+    assert res["max_abs_diff_logits"] < 1e-4 and res["argmax_agreement"] == 1.0
+    for mode, tol in (("fp16", 1e-2), ("int8", 0.1)):
+        out = tmp_path / f"m.{mode}.onnx"
+        compress_weights(fp32, out, mode, min_elems=1024)
+        assert out.stat().st_size < fp32.stat().st_size
+        assert compare(model, ort_session(out), ex, 0)["max_abs_diff_logits"] < tol
