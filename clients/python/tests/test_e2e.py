@@ -33,6 +33,7 @@ from typing import Any
 
 import httpx
 import pytest
+import helpers
 import structqa
 from structqa import (
     AllowanceExhaustedError,
@@ -250,10 +251,11 @@ def rebuilt(request: httpx.Request, *, content: bytes | None = None, drop: tuple
     return httpx.Request(request.method, request.url, headers=headers, content=body)
 
 
-class Twin:
-    """One face over ``Client`` and ``AsyncClient``: every method is awaitable. Sync calls run in a
+class Twin(helpers.Twin):
+    """One face over ``Client`` and ``AsyncClient`` (the delegation of helpers.Twin). Sync calls run in a
     worker thread so that concurrent calls (in-flight limit, start-up) overlap for both kinds."""
 
+    # a live server: no fake transport or clock, so helpers.Twin.__init__ is not used
     def __init__(self, kind: str, **kwargs: Any) -> None:
         self.kind = kind
         hook: Hook | None = kwargs.pop("hook", None)
@@ -266,25 +268,6 @@ class Twin:
         if self.kind == "async":
             return await fn(*args, **kwargs)
         return await asyncio.to_thread(fn, *args, **kwargs)
-
-    async def system_one(self, *args: Any, **kwargs: Any) -> Any:
-        return await self._call(self.client.system_one, *args, **kwargs)
-
-    async def models_list(self, **kwargs: Any) -> Any:
-        return await self._call(self.client.models.list, **kwargs)
-
-    async def usage(self, **kwargs: Any) -> Any:
-        return await self._call(self.client.usage, **kwargs)
-
-    async def ask_in_chunks(self, *args: Any, **kwargs: Any) -> Any:
-        fn = structqa.ask_in_chunks if self.kind == "sync" else structqa.ask_in_chunks_async
-        return await self._call(fn, self.client, *args, **kwargs)
-
-    async def close(self) -> None:
-        if self.kind == "async":
-            await self.client.close()
-        else:
-            self.client.close()
 
 
 @pytest.fixture(params=["sync", "async"])

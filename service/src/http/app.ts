@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { NotFound, PayloadTooLarge, ServiceError } from '../errors.js';
+import { NotFound, PayloadTooLarge } from '../errors.js';
 import type { IncomingMessage } from 'node:http';
 import type { ModelRouter } from '../routing/models.js';
 import { errorBody, toServiceError } from './errors.js';
@@ -142,4 +142,3 @@ async function drain(raw: IncomingMessage, maxBytes = 64 * 1024 * 1024, timeoutM
   });
 }
 
-export { ServiceError };

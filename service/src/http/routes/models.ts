@@ -2,26 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import type { Manifest } from '../../engine/manifest.js';
-import { readManifest } from '../../engine/manifest.js';
 import type { ModelRouter } from '../../routing/models.js';
 import { ModelList } from '../../schemas/systemone.js';
 
 export async function modelRoutes(
   app: FastifyInstance,
-  opts: { engine: Engine; router: ModelRouter; checkpointDirs?: Record<string, string> },
+  opts: { engine: Engine; router: ModelRouter },
 ): Promise<void> {
   app.get('/v1/models', { schema: { summary: 'List accepted model names', response: { 200: ModelList } } }, async () => {
     const manifests = new Map<string, Manifest>();
     for (const [name, checkpoint] of opts.engine.checkpoints) manifests.set(name, checkpoint.manifest);
-    for (const [name, dir] of Object.entries(opts.checkpointDirs ?? {})) {
-      if (!manifests.has(name)) {
-        try {
-          manifests.set(name, readManifest(dir));
-        } catch {
-          // still loading or missing: the entry falls back to its name
-        }
-      }
-    }
     return { models: opts.router.list(manifests) };
   });
 }
