@@ -5,10 +5,15 @@
  * model's own time for the same rows; peak memory of the server. Absolute numbers drift on shared
  * machines — read the ratios.
  *
- *   npm run bench -- [--checkpoint fixture-en|fixture-tiny] [--seconds 8] [--state-words 90]
+ *   npm run bench -- [--checkpoint fixture-en|fixture-tiny|DIR] [--seconds 8] [--state-words 90]
+ *
+ * DIR is any checkpoint folder (a trained one, for example); it is served as the English checkpoint.
+ * The client is a keep-alive `node:http` agent, the leanest HTTP client Node has, so that what the
+ * latency table adds over the model is the service's time, not the client's.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +33,7 @@ const { values: args } = parseArgs({
     checkpoint: { type: 'string', default: 'fixture-en' },
     seconds: { type: 'string', default: '8' },
     'state-words': { type: 'string', default: '90' },
-    'latency-samples': { type: 'string', default: '40' },
+    'latency-samples': { type: 'string', default: '100' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -62,7 +67,8 @@ async function freePort(): Promise<number> {
 
 async function main(): Promise<void> {
   await ensureFixtures(MODELS, { en: 'core-0.3.20', multilingual: 'core-multilingual-0.3.20' });
-  const dir = path.join(MODELS, args.checkpoint!);
+  const isFolder = fs.existsSync(path.join(args.checkpoint!, 'manifest.json'));
+  const dir = isFolder ? path.resolve(args.checkpoint!) : path.join(MODELS, args.checkpoint!);
   const stateWords = Number(args['state-words']);
 
   // ---- raw ONNX Runtime on the same rows the HTTP calls produce
@@ -96,22 +102,15 @@ async function main(): Promise<void> {
   const raw = { single: await rawThroughput(1), batched: await rawThroughput(batchRows) };
   const rawRowsPerSec = Math.max(raw.single, raw.batched);
 
-  const modelTime = async (rows: Row[]) => {
-    const samples: number[] = [];
-    for (let i = 0; i < Number(args['latency-samples']); i++) {
-      const t0 = performance.now();
-      await runRaw(rows);
-      samples.push(performance.now() - t0);
-    }
-    return samples;
-  };
-  const model1 = await modelTime([oneRow]);
-  // 32 questions × longest sequence must stay within the cap (3,500 on the English checkpoint): a short state
-  const state32 = state(24, 0);
+  // The 32-question call sits at the processed-token cap: the longest state whose 32 rows still fit it.
+  const cap = m.processed_token_cap;
+  const costOf = (rows: Row[]) => rows.length * Math.max(...rows.map((r) => r.ids.length));
+  let capWords = 1;
+  while (costOf(await rowFor(state(capWords + 1, 0), manyQuestions)) <= cap) capWords++;
+  const state32 = state(capWords, 0);
   const rows32 = await rowFor(state32, manyQuestions);
-  const model32 = await modelTime(rows32);
+  const cost32 = costOf(rows32);
   await probe.close();
-  await session.release();
 
   // ---- the real service in its own process
   const port = await freePort();
@@ -122,7 +121,7 @@ async function main(): Promise<void> {
     const tinyDir = path.join(dataDir, 'tiny-as-english');
     await buildFixture('tiny', tinyDir, { name: 'core-0.3.20' });
     envDirs = { STRUCTQA_ENGLISH_DIR: tinyDir };
-  }
+  } else if (isFolder) envDirs = { STRUCTQA_ENGLISH_DIR: dir };
   const server = spawn(process.execPath, [BIN, 'serve'], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,
@@ -140,26 +139,26 @@ async function main(): Promise<void> {
     }
     const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
     const model = 'core-0.3.20';
-    const call = async (s: string, qs: Record<string, Question>) => {
-      const t0 = performance.now();
-      const res = await fetch(`${url}/v1/systemone`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model, state: s, questions: qs }),
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    const call = (s: string, qs: Record<string, Question>) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ model, state: s, questions: qs });
+        const t0 = performance.now();
+        const req = http.request(
+          `${url}/v1/systemone`,
+          { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`HTTP ${res.statusCode}`))));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
       });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-      return performance.now() - t0;
-    };
     for (let i = 0; i < 5; i++) await call(state(stateWords, i), { q: noul });
 
-    const http1 = [] as number[];
-    for (let i = 0; i < Number(args['latency-samples']); i++) http1.push(await call(state(stateWords, i), { q: noul }));
-    const http32 = [] as number[];
-    for (let i = 0; i < Math.max(5, Number(args['latency-samples']) / 4); i++) http32.push(await call(state32, manyQuestions));
-
-    const throughput: { clients: number; rowsPerSec: number }[] = [];
-    for (const clients of [1, 8, 32]) {
+    /** Calls per second from `clients` concurrent sequential clients for SECONDS. */
+    const callsPerSec = async (clients: number, send: (c: number, i: number) => Promise<number>) => {
       let done = 0;
       const until = performance.now() + SECONDS * 1000;
       const start = performance.now();
@@ -167,12 +166,36 @@ async function main(): Promise<void> {
         Array.from({ length: clients }, async (_, c) => {
           let i = 0;
           while (performance.now() < until) {
-            await call(state(stateWords, c * 1000 + i++), { q: noul });
+            await send(c, i++);
             done++;
           }
         }),
       );
-      throughput.push({ clients, rowsPerSec: done / ((performance.now() - start) / 1000) });
+      return done / ((performance.now() - start) / 1000);
+    };
+    const throughput: { clients: number; rowsPerSec: number }[] = [];
+    for (const clients of [1, 8, 32]) {
+      throughput.push({ clients, rowsPerSec: await callsPerSec(clients, (c, i) => call(state(stateWords, c * 1000 + i), { q: noul })) });
+    }
+    const capCallsPerSec = await callsPerSec(4, () => call(state32, manyQuestions));
+
+    // Latency last, on a warm server: thousands of calls above have let V8 optimise the request path,
+    // as in a service that has been up for a while (the raw session is just as warm).
+    // The model's own time is sampled in the same loop, alternating with the HTTP calls, so that drift
+    // on a shared machine moves both columns alike.
+    const timeRaw = async (rows: Row[]) => {
+      const t0 = performance.now();
+      await runRaw(rows);
+      return performance.now() - t0;
+    };
+    const model1: number[] = [], http1: number[] = [], model32: number[] = [], http32: number[] = [];
+    for (let i = 0; i < Number(args['latency-samples']); i++) {
+      model1.push(await timeRaw([oneRow]));
+      http1.push(await call(state(stateWords, i), { q: noul }));
+    }
+    for (let i = 0; i < Math.max(5, Number(args['latency-samples']) / 4); i++) {
+      model32.push(await timeRaw(rows32));
+      http32.push(await call(state32, manyQuestions));
     }
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0);
 
@@ -193,9 +216,16 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|');
     console.log(`| 1 question | ${ms(percentile(model1, 50))} | ${ms(percentile(http1, 50))} | ${ms(percentile(http1, 99))} | ${ms(percentile(http1, 50) - percentile(model1, 50))} |`);
     console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
+    const rawCapCallsPerSec = 1000 / percentile(model32, 50);
+    console.log(
+      `\nat the processed-token cap (${cap}): 32-question calls costing ${cost32} processed tokens, 4 clients: ` +
+        `${capCallsPerSec.toFixed(2)} calls/s = ${(capCallsPerSec * cost32).toFixed(0)} processed tokens/s ` +
+        `(raw, one call after another: ${rawCapCallsPerSec.toFixed(2)} calls/s; ratio ${(capCallsPerSec / rawCapCallsPerSec).toFixed(2)})`,
+    );
     console.log(`\npeak server memory (VmHWM): ${(peakKb / 1024).toFixed(0)} MiB`);
   } finally {
     server.kill('SIGTERM');
+    await session.release();
   }
 }
 
