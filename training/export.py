@@ -235,8 +235,10 @@ def main(argv=None) -> int:
         "name": name,
         "version": name.rsplit("-", 1)[-1],
         "description": args.description or (
-            f"Marker-head checkpoint trained from {bcfg['model']} ({bcfg['package']} {bcfg['package_version']}) "
-            f"on the structqa training corpus ({'multilingual' if multi else 'English'})."),
+            (f"Segment-head checkpoint: {bcfg['model']} ({bcfg['package']} {bcfg['package_version']}, frozen) encodes "
+             f"question, options and state as separate texts; a head trained" if tc.get("head") == "segment" else
+             f"Marker-head checkpoint trained from {bcfg['model']} ({bcfg['package']} {bcfg['package_version']})")
+            + f" on the structqa training corpus ({'multilingual' if multi else 'English'})."),
         "release_date": args.release_date,
         "languages": ["*"] if multi else ["en"],
         "window": tc["window"],

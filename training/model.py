@@ -81,7 +81,10 @@ def build(backbone: str, seed: int = SEED, head: str = "span"):
     encoder, tj, cfg = load_backbone(backbone)
     torch.manual_seed(seed)
     sp = cfg["special_tokens"]
-    model = MarkerModel(encoder, cfg["hidden_size"], head=head, sep_id=sp["sep"]["id"], mask_id=sp["mask"]["id"])
+    if head == "segment":
+        model = SegmentModel(encoder, cfg["hidden_size"], sep_id=sp["sep"]["id"], mask_id=sp["mask"]["id"])
+    else:
+        model = MarkerModel(encoder, cfg["hidden_size"], head=head, sep_id=sp["sep"]["id"], mask_id=sp["mask"]["id"])
     return model, tj, cfg
 
 
@@ -123,3 +126,95 @@ def collate(rows, pad_id: int):
         mm[i, : len(r.markers)] = True
         qt[i] = r.qtype
     return ids, att, pos, mm, qt
+
+
+# ----------------------------------------------------------------------------- segment head
+SEG_STATE = 255  # segment id of the state (options are 1..K, the question head 0)
+
+
+def segment_ids(input_ids, attention_mask, marker_pos, marker_mask, sep_id: int):
+    """(seg [B,T], position_ids [B,T]) of the marker layout ``[CLS] head [SEP] ([MASK] option)×K [SEP] state [SEP]``.
+
+    Segments come from the marker positions the service computed, not from token ids, so literal
+    special-token text inside a question cannot move them: the head runs up to the first marker,
+    option k from its marker to the next one, the state from the first [SEP] after the last marker.
+    Positions restart at 0 in each segment, as if each text were encoded on its own."""
+    b, t = input_ids.shape
+    ar = torch.arange(t, device=input_ids.device).view(1, t)
+    big = torch.full_like(marker_pos, t)
+    starts = torch.where(marker_mask, marker_pos, big)                                   # [B,K]
+    seg = (ar.unsqueeze(1) >= starts.unsqueeze(-1)).sum(1)                              # [B,T] 0..K
+    last = torch.where(marker_mask, marker_pos, torch.zeros_like(marker_pos)).max(1).values
+    after = (input_ids == sep_id) & (ar > last.unsqueeze(1))
+    state_start = torch.argmax(after.to(torch.int32), dim=1)                             # [B]
+    in_state = ar >= state_start.unsqueeze(1)
+    seg = torch.where(in_state, torch.full_like(seg, SEG_STATE), seg)
+    opt_start = torch.gather(torch.cat([torch.zeros_like(starts[:, :1]), starts], 1), 1, seg.clamp(max=starts.size(1)))
+    start = torch.where(in_state, state_start.unsqueeze(1).expand(b, t), opt_start)
+    return seg, ar - start
+
+
+class SegmentModel(nn.Module):
+    """Question, each option and the state are encoded as separate texts in one pass: attention stays
+    inside a segment (a block-diagonal mask built in the graph) and positions restart per segment, so
+    each segment's mean-pooled vector is the backbone's own sentence embedding of that text. The head
+    scores option k from (question q, option o_k, state s):
+
+        f_k   = [q ; o_k ; s ; o_k*s ; q*s ; o_k*q]                     6H
+        logit = w2 . gelu(W1 . LayerNorm(f_k) + type_emb[qtype]) + b2 + a[qtype] * cos(o_k, s)
+
+    The encoder can stay frozen (the backbone's similarity is the prior the head starts from), which
+    lets training precompute the segment vectors once (``encode_segments``) and fit the head on them.
+    """
+
+    def __init__(self, encoder: nn.Module, hidden: int, head_hidden: int = 512, dropout: float = 0.1,
+                 sep_id: int = 0, mask_id: int = 0):
+        super().__init__()
+        self.encoder = encoder
+        self.head = "segment"
+        self.sep_id, self.mask_id = int(sep_id), int(mask_id)
+        width = 6 * hidden
+        self.norm = nn.LayerNorm(width)
+        self.dense = nn.Linear(width, head_hidden)
+        self.type_emb = nn.Embedding(3, head_hidden)
+        self.act = nn.GELU()
+        self.drop = nn.Dropout(dropout)
+        self.out = nn.Linear(head_hidden, 1)
+        self.cos_scale = nn.Embedding(3, 1)
+        self.act_head = nn.Linear(hidden, 2)
+        nn.init.normal_(self.type_emb.weight, std=0.02)
+        nn.init.normal_(self.out.weight, std=0.02)
+        nn.init.zeros_(self.out.bias)
+        nn.init.constant_(self.cos_scale.weight, 10.0)
+        # Mean segment vector of the training data, removed before comparing: contrastively trained
+        # encoders (e5 especially) put every text in a narrow cone, where raw cosines barely differ.
+        self.register_buffer("center", torch.zeros(hidden))
+
+    def encode_segments(self, input_ids, attention_mask, marker_pos, marker_mask):
+        """(q [B,H], options [B,K,H], s [B,H]): mean-pooled vectors of each segment."""
+        seg, pos = segment_ids(input_ids, attention_mask, marker_pos, marker_mask, self.sep_id)
+        valid = attention_mask.bool()
+        same = (seg.unsqueeze(2) == seg.unsqueeze(1)) & valid.unsqueeze(1)               # [B,T,T]
+        dtype = next(self.encoder.parameters()).dtype
+        additive = torch.zeros(same.shape, dtype=dtype).masked_fill(~same, torch.finfo(dtype).min).unsqueeze(1)
+        hidden = self.encoder(input_ids=input_ids, attention_mask=additive, position_ids=pos).last_hidden_state
+        k = marker_pos.size(1)
+        ids = torch.cat([torch.zeros_like(marker_pos[:, :1]), torch.arange(1, k + 1, device=seg.device).view(1, k).expand_as(marker_pos),
+                         torch.full_like(marker_pos[:, :1], SEG_STATE)], 1)              # [B,K+2]
+        member = ((seg.unsqueeze(1) == ids.unsqueeze(-1)) & valid.unsqueeze(1)).to(hidden.dtype)  # [B,K+2,T]
+        pooled = torch.bmm(member, hidden) / member.sum(-1, keepdim=True).clamp(min=1.0)
+        return pooled[:, 0], pooled[:, 1:k + 1], pooled[:, k + 1]
+
+    def score(self, q, options, s, marker_mask, qtype):
+        qn = nn.functional.normalize(q - self.center, dim=-1).unsqueeze(1).expand_as(options)
+        on = nn.functional.normalize(options - self.center, dim=-1)
+        sn = nn.functional.normalize(s - self.center, dim=-1).unsqueeze(1).expand_as(options)
+        f = torch.cat([qn, on, sn, on * sn, qn * sn, on * qn], -1)
+        h = self.act(self.dense(self.norm(f)) + self.type_emb(qtype).unsqueeze(1))
+        cos = (on * sn).sum(-1)
+        logit = self.out(self.drop(h)).squeeze(-1) + self.cos_scale(qtype) * cos
+        return torch.where(marker_mask, logit, torch.full_like(logit, MASKED_LOGIT))
+
+    def forward(self, input_ids, attention_mask, marker_pos, marker_mask, qtype):
+        q, options, s = self.encode_segments(input_ids, attention_mask, marker_pos, marker_mask)
+        return self.score(q, options, s, marker_mask, qtype), self.act_head(s)

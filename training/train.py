@@ -151,6 +151,115 @@ def setup_determinism(seed: int, threads: int) -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
 
 
+@torch.no_grad()
+def segment_vectors(model, examples: list[Example], pad_id: int, batch_tokens: int = 8192):
+    """Per example (q [H], options [K,H], s [H]) from the frozen encoder, in the order of ``examples``."""
+    model.eval()
+    out: dict[int, tuple] = {}
+    index = {id(e): i for i, e in enumerate(examples)}
+    for b in batches(examples, batch_tokens, 0, shuffle=False):
+        ids, att, pos, mm, _ = collate(b, pad_id)
+        q, o, s = model.encode_segments(ids, att, pos, mm)
+        for j, e in enumerate(b):
+            out[index[id(e)]] = (q[j].clone(), o[j, : e.n].clone(), s[j].clone())
+    return [out[i] for i in range(len(examples))]
+
+
+def stack_vectors(vecs, examples, idx):
+    """Pad one minibatch of precomputed vectors to [B,K,H] with a marker mask."""
+    k = max(examples[i].n for i in idx)
+    h = vecs[idx[0]][0].numel()
+    q = torch.stack([vecs[i][0] for i in idx])
+    s = torch.stack([vecs[i][2] for i in idx])
+    o = torch.zeros(len(idx), k, h)
+    mm = torch.zeros(len(idx), k, dtype=torch.bool)
+    for r, i in enumerate(idx):
+        n = examples[i].n
+        o[r, :n] = vecs[i][1]
+        mm[r, :n] = True
+    qt = torch.tensor([examples[i].qtype for i in idx])
+    return q, o, s, mm, qt
+
+
+def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad: int, emit, t0) -> int:
+    """Encode every example once with the frozen encoder, then fit the head on the vectors (AdamW,
+    minibatches of 64, ``--epochs`` passes, dev accuracy after each; the best epoch is kept)."""
+    cache = args.out / "segment_vectors.pt"  # the frozen encoder's output; reused by a re-run into OUT
+    key = [corpus_hash(), args.backbone, len(train), len(dev)]
+    cached = torch.load(cache) if cache.exists() else None
+    if cached and cached["key"] == key:
+        tv, dv = cached["train"], cached["dev"]
+    else:
+        tv = segment_vectors(model, train, pad)
+        dv = segment_vectors(model, dev, pad)
+        torch.save({"key": key, "train": tv, "dev": dv}, cache)
+    with torch.no_grad():
+        model.center.copy_(torch.cat([torch.stack([v[0] for v in tv]), torch.cat([v[1] for v in tv]),
+                                      torch.stack([v[2] for v in tv])]).mean(0))
+    emit({"encoded": True, "train_rows": len(train), "dev_rows": len(dev)})
+    head = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
+    opt = torch.optim.AdamW(head, lr=args.lr, weight_decay=0.01)
+    per_epoch = math.ceil(len(train) / 64)
+    planned = per_epoch * args.epochs
+    warm = max(1, int(planned * args.warmup))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda st: min((st + 1) / warm, max(0.0, (planned - st) / max(1, planned - warm))))
+    loss_f = torch.nn.CrossEntropyLoss()
+    rng = random.Random(args.seed)
+
+    def dev_logits():
+        model.eval()
+        res = []
+        with torch.no_grad():
+            for i in range(0, len(dev), 256):
+                idx = list(range(i, min(len(dev), i + 256)))
+                q, o, s, mm, qt = stack_vectors(dv, dev, idx)
+                lg = model.score(q, o, s, mm, qt)
+                res += [row[: dev[j].n] for j, row in zip(idx, lg.tolist())]
+        model.train()
+        return res
+
+    best = {"acc": -1.0}
+    step = 0
+    model.train()
+    for epoch in range(args.epochs):
+        order = list(range(len(train)))
+        rng.shuffle(order)
+        total = 0.0
+        for i in range(0, len(order), 64):
+            idx = order[i : i + 64]
+            q, o, s, mm, qt = stack_vectors(tv, train, idx)
+            loss = loss_f(model.score(q, o, s, mm, qt), torch.tensor([train[j].label for j in idx]))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(head, 1.0)
+            opt.step()
+            sched.step()
+            step += 1
+            total += float(loss) * len(idx)
+        lg = dev_logits()
+        acc = accuracy(dev, lg)
+        rec = {"eval": True, "epoch": epoch, "step": step, "train_loss": round(total / len(train), 4),
+               "dev_acc": acc, "dev_nll": round(nll(dev, lg), 4)}
+        if acc["all"] > best["acc"]:
+            best.update(acc=acc["all"], epoch=epoch, step=step)
+            torch.save(model.state_dict(), args.out / "best.pt")
+            rec["best"] = True
+        emit(rec)
+    model.load_state_dict(torch.load(args.out / "best.pt"))
+    lg = dev_logits()
+    with open(args.out / "dev_logits.jsonl", "w", encoding="utf-8") as f:
+        for e, row in zip(dev, lg):
+            f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row}) + "\n")
+    summary = {"done": True, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
+               "by_language": {lang: accuracy([e for e in dev if e.lang == lang], [r for e, r in zip(dev, lg) if e.lang == lang])
+                               for lang in sorted({e.lang for e in dev})},
+               "seconds": round(time.perf_counter() - t0, 1)}
+    emit(summary)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backbone", required=True, choices=sorted(DEFAULTS))
@@ -168,8 +277,10 @@ def main(argv=None) -> int:
     ap.add_argument("--dev-limit", type=int, default=0, help="evaluate on every k-th dev item to keep N (0: all)")
     ap.add_argument("--prune-vocab", choices=["auto", "yes", "no"], default="auto",
                     help="prune the vocabulary before training (auto: for me5-small); see training/vocab.py")
-    ap.add_argument("--head", choices=["span", "marker"], default="span",
+    ap.add_argument("--head", choices=["segment", "span", "marker"], default="segment",
                     help="span: mask token + mean of the option's tokens; marker: mask token only")
+    ap.add_argument("--finetune-from", type=Path, default=None,
+                    help="segment head: start from RUN/best.pt (a fitted head) and fine-tune the encoder too")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -197,6 +308,14 @@ def main(argv=None) -> int:
         import shutil
 
         shutil.copyfile(tj, args.out / "tokenizer.json")
+    if args.finetune_from:
+        if args.head != "segment":
+            ap.error("--finetune-from needs --head segment")
+        model.load_state_dict(torch.load(args.finetune_from / "best.pt"))
+    elif args.head == "segment":  # the encoder stays frozen: the head is fitted on precomputed segment vectors
+        args.freeze_layers = len(model.encoder.encoder.layer)
+        for p in model.encoder.parameters():
+            p.requires_grad_(False)
     counts = freeze(model, args.freeze_layers)
     layout = Layout(tj, specials, WINDOW)
     set_special_ids(model, layout.sep, layout.mask)
@@ -218,7 +337,7 @@ def main(argv=None) -> int:
         opt, lambda s: min((s + 1) / warm, max(0.0, (planned - s) / max(1, planned - warm))))
     config = {
         "backbone": args.backbone, "langs": args.langs, "seed": args.seed, "window": WINDOW,
-        "head": args.head, "freeze_layers": args.freeze_layers, "batch_tokens": args.batch_tokens, "lr": args.lr,
+        "head": args.head, "finetune_from": str(args.finetune_from) if args.finetune_from else None, "freeze_layers": args.freeze_layers, "batch_tokens": args.batch_tokens, "lr": args.lr,
         "epochs": args.epochs, "max_steps": args.max_steps, "max_minutes": args.max_minutes,
         "planned_steps": planned, "steps_per_epoch": per_epoch, "warmup_steps": warm, "en_share": args.en_share,
         "train_rows": len(train), "train_skipped_overlong": skipped_train, "dev_rows": len(dev),
@@ -255,6 +374,8 @@ def main(argv=None) -> int:
         model.train()
 
     t0 = time.perf_counter()
+    if args.head == "segment" and not args.finetune_from:
+        return fit_segment_head(args, model, train, dev, pad, emit, t0)
     deadline = t0 + args.max_minutes * 60 if args.max_minutes else math.inf
     step, stop, tokens_done, train_s = 0, False, 0, 0.0
     loss_f = torch.nn.CrossEntropyLoss()

@@ -116,12 +116,12 @@ async function main(): Promise<void> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-bench-'));
   // fixture-tiny is served under the English checkpoint's name from a folder of its own
-  let envDirs: Record<string, string> = {};
+  const envDirs: Record<string, string> = { STRUCTQA_ENGLISH_DIR: dir, STRUCTQA_MULTILINGUAL_DIR: 'fixture-multilingual' };
   if (args.checkpoint === 'fixture-tiny') {
     const tinyDir = path.join(dataDir, 'tiny-as-english');
     await buildFixture('tiny', tinyDir, { name: 'core-0.3.20' });
-    envDirs = { STRUCTQA_ENGLISH_DIR: tinyDir };
-  } else if (isFolder) envDirs = { STRUCTQA_ENGLISH_DIR: dir };
+    envDirs.STRUCTQA_ENGLISH_DIR = tinyDir;
+  }
   const server = spawn(process.execPath, [BIN, 'serve'], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,

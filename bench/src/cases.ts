@@ -13,9 +13,10 @@ export const QUESTION_TYPES: readonly QuestionType[] = ['noul', 'choice', 'score
 
 export interface EvalQuestion {
   type: QuestionType;
-  instructions: string;
-  /** choice: label → description; score: levels from 0; noul: absent. */
-  criteria?: Record<string, string> | string[];
+  /** A string or any JSON value, as the API accepts. */
+  instructions?: unknown;
+  /** choice: label → description (any JSON value, as the API accepts); score: levels from 0; noul: absent. */
+  criteria?: Record<string, unknown> | unknown[];
 }
 
 export interface EvalCase {
@@ -43,22 +44,22 @@ export function checkCase(where: string, c: Omit<EvalCase, 'question' | 'expecte
   const q = c.question;
   const type = q.type;
   if (type !== 'noul' && type !== 'choice' && type !== 'score') fail(where, `unknown question type ${JSON.stringify(type)}`);
-  if (typeof q.instructions !== 'string') fail(where, 'question.instructions must be a string');
-  const question: EvalQuestion = { type, instructions: q.instructions };
+  if (q.instructions === null) fail(where, 'question.instructions must be a string or a JSON value, not null');
+  const question: EvalQuestion = { type, ...(q.instructions !== undefined ? { instructions: q.instructions } : {}) };
   let expected: boolean | string | number;
   if (type === 'noul') {
     if (typeof c.expected !== 'boolean') fail(where, 'a noul case expects true or false');
+    // a noul question may carry its own statement texts ({true, false}, either side): sent as given
+    if (q.criteria !== undefined) question.criteria = q.criteria as Record<string, unknown>;
     expected = c.expected;
   } else if (type === 'choice') {
-    if (!isRecord(q.criteria) || !Object.values(q.criteria).every((v) => typeof v === 'string')) {
-      fail(where, 'choice criteria must map labels to descriptions');
-    }
-    question.criteria = { ...(q.criteria as Record<string, string>) };
+    if (!isRecord(q.criteria)) fail(where, 'choice criteria must map labels to descriptions');
+    question.criteria = { ...q.criteria };
     if (typeof c.expected !== 'string' || !(c.expected in q.criteria)) fail(where, `expected ${JSON.stringify(c.expected)} is not a label`);
     expected = c.expected;
   } else {
-    if (!Array.isArray(q.criteria) || !q.criteria.every((v) => typeof v === 'string')) fail(where, 'score criteria must be a list of levels');
-    question.criteria = [...(q.criteria as string[])];
+    if (!Array.isArray(q.criteria)) fail(where, 'score criteria must be a list of levels');
+    question.criteria = [...(q.criteria as unknown[])];
     const e = c.expected;
     if (typeof e !== 'number' || !Number.isInteger(e) || e < 0 || e >= q.criteria.length) {
       fail(where, `expected ${JSON.stringify(e)} is not a level 0..${q.criteria.length - 1}`);

@@ -201,6 +201,13 @@ expected = 1
   assert.equal(j[0]!.task, 'en-x');
   assert.equal(j[0]!.lang, 'en');
   assert.equal(j[1]!.task, 'y');
+  // instructions may be any JSON value, as the API accepts; null is refused
+  const structured = { question: "What is the customer's tone?", note: 'Only one label applies.' };
+  const k = parseJsonl(JSON.stringify({ id: 'x-1', state: 's', question: { type: 'noul', instructions: structured }, answer: false }));
+  assert.deepEqual(k[0]!.question.instructions, structured);
+  const oneSided = parseJsonl(JSON.stringify({ id: 'x-3', state: 's', question: { type: 'noul', criteria: { true: 'It is about money' } }, answer: true }));
+  assert.deepEqual(oneSided[0]!.question.criteria, { true: 'It is about money' }, 'noul criteria are sent as given');
+  assert.throws(() => parseJsonl(JSON.stringify({ id: 'x-2', state: 's', question: { type: 'noul', instructions: null }, answer: false })), /not null/);
 });
 
 test('png: valid signature, chunk CRCs, decodable pixels', () => {

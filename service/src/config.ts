@@ -3,7 +3,9 @@
  * This is the only module that reads `process.env`; everything else receives a `Config`.
  * docs/configuration.md lists the same table for operators.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 
 export interface CheckpointConfig {
@@ -110,6 +112,15 @@ export function usableCores(): number {
 export const ENGLISH_CHECKPOINT = 'core-0.3.20';
 export const MULTILINGUAL_CHECKPOINT = 'core-multilingual-0.3.20';
 
+/** The trained checkpoints committed with the repository (`checkpoints/<name>` at its root). */
+export const BUNDLED_CHECKPOINTS_DIR = fileURLToPath(new URL('../../checkpoints/', import.meta.url));
+
+/** A checkpoint's default folder: the bundled trained one, or the fixture when it is not there. */
+function defaultCheckpointDir(name: string, fixture: string): string {
+  const bundled = path.join(BUNDLED_CHECKPOINTS_DIR, name);
+  return fs.existsSync(path.join(bundled, 'manifest.json')) ? bundled : fixture;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   // Relative paths are taken from where the command was typed: npm runs workspace scripts inside the
   // workspace folder but keeps the caller's folder in INIT_CWD.
@@ -117,8 +128,11 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(base, str(env, 'STRUCTQA_DATA_DIR') ?? './data');
   const modelsDir = path.resolve(base, str(env, 'STRUCTQA_MODELS_DIR') ?? path.join(dataDir, 'models'));
   const int8 = new Set((str(env, 'STRUCTQA_INT8') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
-  const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? 'fixture-en');
-  const multilingualDir = path.resolve(modelsDir, str(env, 'STRUCTQA_MULTILINGUAL_DIR') ?? 'fixture-multilingual');
+  const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? defaultCheckpointDir(ENGLISH_CHECKPOINT, 'fixture-en'));
+  const multilingualDir = path.resolve(
+    modelsDir,
+    str(env, 'STRUCTQA_MULTILINGUAL_DIR') ?? defaultCheckpointDir(MULTILINGUAL_CHECKPOINT, 'fixture-multilingual'),
+  );
   return {
     port: int(env, 'PORT', 8080),
     host: str(env, 'HOST') ?? '0.0.0.0',

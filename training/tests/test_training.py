@@ -193,17 +193,21 @@ def test_vocab_pruning_is_consistent(tmp_path):
     assert res["unk_rate_pruned"] == 0.0
 
 
-def _tiny_model(vocab_size=200, sep_id=2, mask_id=3):
+def _tiny_model(vocab_size=200, sep_id=2, mask_id=3, head="span"):
     import torch
     from transformers import BertConfig, BertModel
 
-    from model import MarkerModel
+    from model import MarkerModel, SegmentModel
 
     torch.manual_seed(0)
     cfg = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=128)
     enc = BertModel(cfg, add_pooling_layer=False)
-    return MarkerModel(enc, 32, head="span", sep_id=sep_id, mask_id=mask_id).eval()
+    if head == "segment":
+        model = SegmentModel(enc, 32, head_hidden=16, sep_id=sep_id, mask_id=mask_id)
+        torch.nn.init.normal_(model.out.weight, std=0.5)  # an untrained head is near zero: make outputs differ
+        return model.eval()
+    return MarkerModel(enc, 32, head=head, sep_id=sep_id, mask_id=mask_id).eval()
 
 
 def _tiny_rows():
@@ -225,13 +229,56 @@ def test_option_spans():
     assert got == [[[4, 5, 6], [7, 8]], [[3, 4], [5, 6, 7], [8, 9]], [[5, 6, 7, 8], [9, 10]]]
 
 
-def test_rows_independent_of_padding_and_batch():
+def test_segment_ids():
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    from model import SEG_STATE, collate, segment_ids
+
+    ids, att, pos, mm, qt = collate(_tiny_rows(), pad_id=0)
+    seg, p = segment_ids(ids, att, pos, mm, sep_id=2)
+    S = SEG_STATE
+    # row 0: [CLS] 10 11 [SEP] | [MASK] 20 21 | [MASK] 22 | [SEP] 40 41 42 [SEP] | 4 pads (state segment, unattended)
+    assert seg[0].tolist() == [0, 0, 0, 0, 1, 1, 1, 2, 2, S, S, S, S, S, S, S, S, S]
+    assert p[0].tolist()[:14] == [0, 1, 2, 3, 0, 1, 2, 0, 1, 0, 1, 2, 3, 4]
+    # row 1: three options
+    assert seg[1].tolist()[:13] == [0, 0, 0, 1, 1, 2, 2, 2, 3, 3, S, S, S]
+    assert p[1].tolist()[:13] == [0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 0, 1, 2]
+
+
+def test_segments_are_encoded_as_separate_texts():
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    import torch
+
+    from model import collate
+
+    model = _tiny_model(head="segment")
+    row = _tiny_rows()[1]
+    with torch.no_grad():
+        q, o, s = model.encode_segments(*collate([row], 0)[:4])
+
+        def alone(tokens):
+            t = torch.tensor([tokens])
+            return model.encoder(input_ids=t, attention_mask=torch.ones_like(t)).last_hidden_state.mean(1)[0]
+
+        ids = row.ids
+        assert torch.allclose(q[0], alone(ids[:3]), atol=1e-5)
+        assert torch.allclose(o[0, 0], alone(ids[3:5]), atol=1e-5)
+        assert torch.allclose(o[0, 2], alone(ids[8:10]), atol=1e-5)
+        assert torch.allclose(s[0], alone(ids[10:]), atol=1e-5)
+        # and the state's vector does not change when an option does
+        changed = list(ids)
+        changed[4] = 99
+        _, o2, s2 = model.encode_segments(*collate([type(row)(changed, row.markers, row.qtype, row.head_len)], 0)[:4])
+        assert torch.allclose(s2[0], s[0], atol=1e-6) and not torch.allclose(o2[0, 0], o[0, 0], atol=1e-3)
+
+
+@pytest.mark.parametrize("head", ["span", "segment"])
+def test_rows_independent_of_padding_and_batch(head):
     pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
     import torch
 
     from model import MASKED_LOGIT, collate
 
-    model = _tiny_model()
+    model = _tiny_model(head=head)
     rows = _tiny_rows()
     with torch.no_grad():
         together, _ = model(*collate(rows, 0))
@@ -241,7 +288,8 @@ def test_rows_independent_of_padding_and_batch():
             assert torch.all(together[i, len(r.markers):] == MASKED_LOGIT)
 
 
-def test_onnx_export_roundtrip(tmp_path):
+@pytest.mark.parametrize("head", ["span", "segment"])
+def test_onnx_export_roundtrip(tmp_path, head):
     pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
     pytest.importorskip("onnxruntime")
     from export import compare, compress_weights, export_graph, ort_session
@@ -250,7 +298,7 @@ def test_onnx_export_roundtrip(tmp_path):
         def __init__(self, r):
             self.ids, self.markers, self.qtype, self.n = r.ids, r.markers, r.qtype, len(r.markers)
 
-    model = _tiny_model()
+    model = _tiny_model(head=head)
     fp32 = tmp_path / "m.onnx"
     export_graph(model, fp32)
     import onnx

@@ -107,6 +107,8 @@ class LiveServer:
             "STRUCTQA_DATA_DIR": str(self.data_dir),
             # Held: an empty models folder, so the service listens but answers 529 `starting`.
             "STRUCTQA_MODELS_DIR": str(self.pending if hold_starting else models),
+            "STRUCTQA_ENGLISH_DIR": "fixture-en",
+            "STRUCTQA_MULTILINGUAL_DIR": "fixture-multilingual",
             "STRUCTQA_BUILD_FIXTURES": "0",
             "STRUCTQA_ADMIN_TOKEN": ADMIN_TOKEN,
             "LOG_LEVEL": "warn",

@@ -24,6 +24,8 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
   return loadConfig({
     STRUCTQA_DATA_DIR: path.resolve(here, '../../.cache/data-unused'),
     STRUCTQA_MODELS_DIR: models,
+    STRUCTQA_ENGLISH_DIR: 'fixture-en',
+    STRUCTQA_MULTILINGUAL_DIR: 'fixture-multilingual',
     STRUCTQA_BUILD_FIXTURES: '0',
     LOG_LEVEL: 'silent',
     PORT: '0',

@@ -59,6 +59,8 @@ export async function startServer(opts: StartOptions = {}): Promise<LiveServer> 
     HOST: '127.0.0.1',
     STRUCTQA_DATA_DIR: dataDir,
     STRUCTQA_MODELS_DIR: opts.holdStarting ? path.join(dataDir, 'models-pending') : models,
+    STRUCTQA_ENGLISH_DIR: 'fixture-en',
+    STRUCTQA_MULTILINGUAL_DIR: 'fixture-multilingual',
     STRUCTQA_BUILD_FIXTURES: '0',
     STRUCTQA_ADMIN_TOKEN: ADMIN_TOKEN,
     LOG_LEVEL: 'warn',
