@@ -166,6 +166,15 @@ def sha256(p: Path) -> str:
     return h.hexdigest()
 
 
+def describe(head: str | None, bcfg: dict, multi: bool) -> str:
+    backbone = f"{bcfg['model']} ({bcfg['package']} {bcfg['package_version']}"
+    corpus = f"the structqa training corpus ({'multilingual' if multi else 'English'})"
+    if head == "segment":
+        return (f"Segment-head checkpoint: {backbone}, frozen) encodes question, options and state as separate "
+                f"texts; a head trained on {corpus}.")
+    return f"Marker-head checkpoint trained from {backbone}) on {corpus}."
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", type=Path, required=True)
@@ -234,11 +243,7 @@ def main(argv=None) -> int:
         "format": "structqa-checkpoint/1",
         "name": name,
         "version": name.rsplit("-", 1)[-1],
-        "description": args.description or (
-            (f"Segment-head checkpoint: {bcfg['model']} ({bcfg['package']} {bcfg['package_version']}, frozen) encodes "
-             f"question, options and state as separate texts; a head trained" if tc.get("head") == "segment" else
-             f"Marker-head checkpoint trained from {bcfg['model']} ({bcfg['package']} {bcfg['package_version']})")
-            + f" on the structqa training corpus ({'multilingual' if multi else 'English'})."),
+        "description": args.description or describe(tc.get("head"), bcfg, multi),
         "release_date": args.release_date,
         "languages": ["*"] if multi else ["en"],
         "window": tc["window"],

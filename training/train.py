@@ -39,6 +39,11 @@ DEFAULTS = {
     "minilm-l6-en": {"freeze_layers": 0, "batch_tokens": 4096, "lr": 5e-5, "epochs": 10},
     "me5-small": {"freeze_layers": 4, "batch_tokens": 4096, "lr": 5e-5, "epochs": 6},
 }
+# Fitting the segment head on a frozen encoder (the default): the settings that built checkpoints/.
+HEAD_FIT_DEFAULTS = {
+    "minilm-l6-en": {"lr": 1e-3, "epochs": 12},
+    "me5-small": {"lr": 1e-3, "epochs": 8},
+}
 
 
 def corpus_hash() -> str:
@@ -151,6 +156,21 @@ def setup_determinism(seed: int, threads: int) -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
 
 
+def warmup_linear(opt, planned: int, warmup: float):
+    """Linear warmup over ``warmup`` of the planned steps, then linear decay to 0 at ``planned``."""
+    warm = max(1, int(planned * warmup))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (planned - s) / max(1, planned - warm))))
+    return sched, warm
+
+
+def write_dev_logits(path: Path, dev: list[Example], logits: list[list[float]]) -> None:
+    """The best model's dev logits, one JSON line per dev row (read by calibrate.py)."""
+    with open(path, "w", encoding="utf-8") as f:
+        for e, row in zip(dev, logits):
+            f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row}) + "\n")
+
+
 @torch.no_grad()
 def segment_vectors(model, examples: list[Example], pad_id: int, batch_tokens: int = 8192):
     """Per example (q [H], options [K,H], s [H]) from the frozen encoder, in the order of ``examples``."""
@@ -201,9 +221,7 @@ def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad:
     opt = torch.optim.AdamW(head, lr=args.lr, weight_decay=0.01)
     per_epoch = math.ceil(len(train) / 64)
     planned = per_epoch * args.epochs
-    warm = max(1, int(planned * args.warmup))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda st: min((st + 1) / warm, max(0.0, (planned - st) / max(1, planned - warm))))
+    sched, _ = warmup_linear(opt, planned, args.warmup)
     loss_f = torch.nn.CrossEntropyLoss()
     rng = random.Random(args.seed)
 
@@ -248,9 +266,7 @@ def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad:
         emit(rec)
     model.load_state_dict(torch.load(args.out / "best.pt"))
     lg = dev_logits()
-    with open(args.out / "dev_logits.jsonl", "w", encoding="utf-8") as f:
-        for e, row in zip(dev, lg):
-            f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row}) + "\n")
+    write_dev_logits(args.out / "dev_logits.jsonl", dev, lg)
     summary = {"done": True, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
                "by_language": {lang: accuracy([e for e in dev if e.lang == lang], [r for e, r in zip(dev, lg) if e.lang == lang])
                                for lang in sorted({e.lang for e in dev})},
@@ -278,13 +294,16 @@ def main(argv=None) -> int:
     ap.add_argument("--prune-vocab", choices=["auto", "yes", "no"], default="auto",
                     help="prune the vocabulary before training (auto: for me5-small); see training/vocab.py")
     ap.add_argument("--head", choices=["segment", "span", "marker"], default="segment",
-                    help="span: mask token + mean of the option's tokens; marker: mask token only")
+                    help="segment: question, options and state encoded apart, head fitted on the frozen encoder; "
+                         "span: mask token + mean of the option's tokens; marker: mask token only")
     ap.add_argument("--finetune-from", type=Path, default=None,
                     help="segment head: start from RUN/best.pt (a fitted head) and fine-tune the encoder too")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
     d = DEFAULTS[args.backbone]
+    if args.head == "segment" and not args.finetune_from:
+        d = {**d, **HEAD_FIT_DEFAULTS[args.backbone]}
     for k in ("freeze_layers", "batch_tokens", "lr", "epochs"):
         if getattr(args, k) is None:
             setattr(args, k, d[k])
@@ -332,9 +351,7 @@ def main(argv=None) -> int:
     head_params = [p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("encoder.")]
     opt = torch.optim.AdamW([{"params": enc_params, "lr": args.lr}, {"params": head_params, "lr": args.lr * 20}],
                             weight_decay=0.01)
-    warm = max(1, int(planned * args.warmup))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (planned - s) / max(1, planned - warm))))
+    sched, warm = warmup_linear(opt, planned, args.warmup)
     config = {
         "backbone": args.backbone, "langs": args.langs, "seed": args.seed, "window": WINDOW,
         "head": args.head, "finetune_from": str(args.finetune_from) if args.finetune_from else None, "freeze_layers": args.freeze_layers, "batch_tokens": args.batch_tokens, "lr": args.lr,
@@ -412,9 +429,7 @@ def main(argv=None) -> int:
     # the best model's dev logits (all dev rows), for calibrate.py
     model.load_state_dict(torch.load(args.out / "best.pt"))
     lg = predict(model, dev, pad)
-    with open(args.out / "dev_logits.jsonl", "w", encoding="utf-8") as f:
-        for e, row in zip(dev, lg):
-            f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row}) + "\n")
+    write_dev_logits(args.out / "dev_logits.jsonl", dev, lg)
     summary = {"done": True, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
                "train_s": round(train_s, 1), "train_tokens": tokens_done,
                "padded_tokens_per_s": round(tokens_done / max(1e-9, train_s), 1),

@@ -3,12 +3,12 @@
  * tokenizer.json, used without its post-processor: the layout adds the special tokens itself.
  */
 import { Tokenizer } from 'tokenizers';
+import type { Manifest } from './manifest.js';
 
 // The service parallelises across calls (the batcher), not inside one text: the native library's own
 // thread pool would only add a thread hop per call and threads competing with ONNX Runtime for the
 // cores. Read by the native side at each encode; an explicit setting in the environment wins.
 process.env.TOKENIZERS_PARALLELISM ??= 'false';
-import type { Manifest } from './manifest.js';
 
 export interface SpecialIds {
   cls: number;
