@@ -42,7 +42,9 @@ export class ModelRouter {
         routedBy: 'language',
       };
     }
-    const checkpoint = this.models.checkpoints[name] ? name : this.models.checkpointAliases[name];
+    // Own keys only: a name such as `__proto__` or `constructor` must not reach Object.prototype.
+    const { checkpoints, checkpointAliases } = this.models;
+    const checkpoint = Object.hasOwn(checkpoints, name) ? name : Object.hasOwn(checkpointAliases, name) ? checkpointAliases[name] : undefined;
     if (!checkpoint) throw new UnknownModel(name, this.names());
     return { checkpoint, language: detected.language, routedBy: 'name' };
   }
