@@ -24,6 +24,7 @@ import ort from 'onnxruntime-node';
 import { pack, sessionOptions } from '../../service/src/engine/backend.js';
 import { Checkpoint } from '../../service/src/engine/checkpoint.js';
 import { layOut, tokenizeState, type Row } from '../../service/src/engine/layout.js';
+import { parseServerTiming } from '../../service/src/engine/timing.js';
 import type { Question } from '../../service/src/engine/render.js';
 import { buildFixture, ensureFixtures } from '../../service/src/fixtures/index.js';
 
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
     const model = 'core-0.3.20';
     const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
     const call = (s: string, qs: Record<string, Question>) =>
-      new Promise<number>((resolve, reject) => {
+      new Promise<{ ms: number; phases: Record<string, number> }>((resolve, reject) => {
         const body = JSON.stringify({ model, state: s, questions: qs });
         const t0 = performance.now();
         const req = http.request(
@@ -149,7 +150,11 @@ async function main(): Promise<void> {
           { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
           (res) => {
             res.resume();
-            res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`HTTP ${res.statusCode}`))));
+            res.on('end', () => {
+              const took = performance.now() - t0;
+              if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
+              else resolve({ ms: took, phases: parseServerTiming(String(res.headers['server-timing'] ?? '')) });
+            });
           },
         );
         req.on('error', reject);
@@ -158,7 +163,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 5; i++) await call(state(stateWords, i), { q: noul });
 
     /** Calls per second from `clients` concurrent sequential clients for SECONDS. */
-    const callsPerSec = async (clients: number, send: (c: number, i: number) => Promise<number>) => {
+    const callsPerSec = async (clients: number, send: (c: number, i: number) => Promise<unknown>) => {
       let done = 0;
       const until = performance.now() + SECONDS * 1000;
       const start = performance.now();
@@ -189,13 +194,16 @@ async function main(): Promise<void> {
       return performance.now() - t0;
     };
     const model1: number[] = [], http1: number[] = [], model32: number[] = [], http32: number[] = [];
+    const phases1: Record<string, number>[] = [];
     for (let i = 0; i < Number(args['latency-samples']); i++) {
       model1.push(await timeRaw([oneRow]));
-      http1.push(await call(state(stateWords, i), { q: noul }));
+      const { ms: took, phases } = await call(state(stateWords, i), { q: noul });
+      http1.push(took);
+      phases1.push({ ...phases, outside: took - (phases.total ?? 0) });
     }
     for (let i = 0; i < Math.max(5, Number(args['latency-samples']) / 4); i++) {
       model32.push(await timeRaw(rows32));
-      http32.push(await call(state32, manyQuestions));
+      http32.push((await call(state32, manyQuestions)).ms);
     }
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0);
 
@@ -216,6 +224,7 @@ async function main(): Promise<void> {
     console.log('|---|---|---|---|---|');
     console.log(`| 1 question | ${ms(percentile(model1, 50))} | ${ms(percentile(http1, 50))} | ${ms(percentile(http1, 99))} | ${ms(percentile(http1, 50) - percentile(model1, 50))} |`);
     console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
+    printPhases(phases1, http1);
     const rawCapCallsPerSec = 1000 / percentile(model32, 50);
     console.log(
       `\nat the processed-token cap (${cap}): 32-question calls costing ${cost32} processed tokens, 4 clients: ` +
@@ -227,6 +236,23 @@ async function main(): Promise<void> {
     server.kill('SIGTERM');
     await session.release();
   }
+}
+
+/**
+ * Where a 1-question call's time goes, from the service's Server-Timing header: the p50 of each
+ * phase, and `outside` = what the client measured beyond the server's own total (the client, the
+ * kernel's loopback and HTTP parsing before the route runs).
+ */
+function printPhases(samples: Record<string, number>[], httpMs: number[]): void {
+  if (samples.length === 0 || samples[0]!.model === undefined) return;
+  const names = Object.keys(samples[0]!);
+  const p50 = (name: string) => percentile(samples.map((s) => s[name] ?? 0), 50);
+  console.log('\n1-question call, ms per phase (p50 over the latency samples; Server-Timing header):\n');
+  console.log(`| ${names.join(' | ')} |`);
+  console.log(`|${names.map(() => '---').join('|')}|`);
+  console.log(`| ${names.map((n) => p50(n).toFixed(2)).join(' | ')} |`);
+  const inService = percentile(samples.map((s, i) => httpMs[i]! - s.model!), 50);
+  console.log(`\nadded over the model's run inside the service (HTTP − model, p50 per call): ${ms(inService)}`);
 }
 
 await main();

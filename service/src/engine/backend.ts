@@ -7,9 +7,16 @@ import { Worker } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
 import type { Row } from './layout.js';
 
-export interface Backend {
+export interface BackendResult {
   /** Logits [rows, maxMarkers], row-major; padded markers hold −1e4. */
-  run(rows: Row[]): Promise<{ logits: Float32Array; markers: number }>;
+  logits: Float32Array;
+  markers: number;
+  /** Time spent running the graph itself, when the backend can tell it from its own overhead (ms). */
+  modelMs?: number;
+}
+
+export interface Backend {
+  run(rows: Row[]): Promise<BackendResult>;
   close(): Promise<void>;
 }
 
@@ -72,15 +79,15 @@ export function sessionOptions(threads: number): ort.InferenceSession.SessionOpt
  */
 export class OnnxBackend implements Backend {
   private nextId = 0;
-  private readonly pending = new Map<number, { resolve: (v: { logits: Float32Array; markers: number }) => void; reject: (e: Error) => void; markers: number }>();
+  private readonly pending = new Map<number, { resolve: (v: BackendResult) => void; reject: (e: Error) => void; markers: number }>();
 
   private constructor(private readonly worker: Worker, private readonly padId: number) {
-    worker.on('message', (message: { id: number; logits?: Float32Array; error?: string }) => {
+    worker.on('message', (message: { id: number; logits?: Float32Array; modelMs?: number; error?: string }) => {
       const job = this.pending.get(message.id);
       if (!job) return;
       this.pending.delete(message.id);
       if (message.error !== undefined) job.reject(new Error(`onnxruntime: ${message.error}`));
-      else job.resolve({ logits: message.logits!, markers: job.markers });
+      else job.resolve({ logits: message.logits!, markers: job.markers, modelMs: message.modelMs });
     });
     worker.on('error', (error) => this.failAll(error));
     worker.on('exit', (code) => this.failAll(new Error(`onnxruntime worker exited with code ${code}`)));
@@ -102,7 +109,7 @@ export class OnnxBackend implements Backend {
     return new OnnxBackend(worker, padId);
   }
 
-  run(rows: Row[]): Promise<{ logits: Float32Array; markers: number }> {
+  run(rows: Row[]): Promise<BackendResult> {
     const { feeds, markers } = pack(rows, this.padId);
     const id = this.nextId++;
     const wire: Record<string, { type: string; data: ArrayBufferView; dims: readonly number[] }> = {};

@@ -25,8 +25,24 @@ export interface BatchStats {
 interface Pending {
   row: Row;
   signal?: AbortSignal;
-  resolve: (logits: Float32Array) => void;
+  resolve: (result: RowResult) => void;
   reject: (error: unknown) => void;
+}
+
+interface RowResult {
+  logits: Float32Array;
+  batch: { id: number; startedAt: number; runMs: number; modelMs: number };
+}
+
+/** A request's rows, answered: logits per row, and how long it waited and ran (milliseconds). */
+export interface Submitted {
+  logits: Float32Array[];
+  /** From submission until the first of its batches started. */
+  queuedMs: number;
+  /** Its batches' backend calls, end to end (summed when its rows ran in several batches). */
+  runMs: number;
+  /** The part of runMs the backend itself reports as running the graph. */
+  modelMs: number;
 }
 
 /** The caller hung up before its rows ran: nothing is run or charged (499, as nginx logs it). */
@@ -58,6 +74,7 @@ export class Batcher {
   private queue: Pending[] = [];
   private running = false;
   private closed = false;
+  private batches = 0;
 
   constructor(
     private readonly backend: Backend,
@@ -70,16 +87,23 @@ export class Batcher {
   }
 
   /** Queue a request's rows; resolves with each row's logits over its own markers. */
-  submit(rows: Row[], signal?: AbortSignal): Promise<Float32Array[]> {
-    if (this.closed) return Promise.reject(new Error('batcher closed'));
-    if (this.queue.length + rows.length > this.options.maxQueuedRows) {
-      return Promise.reject(new Overloaded(this.options.overloadedRetryMs));
-    }
+  async submit(rows: Row[], signal?: AbortSignal): Promise<Submitted> {
+    if (this.closed) throw new Error('batcher closed');
+    if (this.queue.length + rows.length > this.options.maxQueuedRows) throw new Overloaded(this.options.overloadedRetryMs);
+    const submittedAt = performance.now();
     const promises = rows.map(
-      (row) => new Promise<Float32Array>((resolve, reject) => this.queue.push({ row, signal, resolve, reject })),
+      (row) => new Promise<RowResult>((resolve, reject) => this.queue.push({ row, signal, resolve, reject })),
     );
     this.pump();
-    return Promise.all(promises);
+    const results = await Promise.all(promises);
+    const batches = new Map(results.map((r) => [r.batch.id, r.batch]));
+    const sum = (f: (b: RowResult['batch']) => number) => [...batches.values()].reduce((s, b) => s + f(b), 0);
+    return {
+      logits: results.map((r) => r.logits),
+      queuedMs: Math.min(...results.map((r) => r.batch.startedAt)) - submittedAt,
+      runMs: sum((b) => b.runMs),
+      modelMs: sum((b) => b.modelMs),
+    };
   }
 
   private dropAbandoned(): void {
@@ -111,16 +135,18 @@ export class Batcher {
   }
 
   private async runBatch(batch: Pending[]): Promise<void> {
-    const started = process.hrtime.bigint();
+    const startedAt = performance.now();
     try {
-      const { logits, markers } = await this.backend.run(batch.map((p) => p.row));
-      batch.forEach((p, i) => p.resolve(logits.slice(i * markers, i * markers + p.row.markers.length)));
+      const { logits, markers, modelMs } = await this.backend.run(batch.map((p) => p.row));
+      const runMs = performance.now() - startedAt;
+      const info = { id: this.batches++, startedAt, runMs, modelMs: modelMs ?? runMs };
+      batch.forEach((p, i) => p.resolve({ logits: logits.slice(i * markers, i * markers + p.row.markers.length), batch: info }));
       const longest = Math.max(...batch.map((p) => p.row.ids.length));
       this.onBatch({
         rows: batch.length,
         paddedTokens: longest * batch.length,
         realTokens: batch.reduce((s, p) => s + p.row.ids.length, 0),
-        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        seconds: runMs / 1000,
       });
     } catch (error) {
       for (const p of batch) p.reject(error);

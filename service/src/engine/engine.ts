@@ -11,6 +11,7 @@ import { softmax, temperatureFor, toAnswer, type Answer } from './calibrate.js';
 import { Checkpoint } from './checkpoint.js';
 import { layOut, tokenizeState, type LaidOutCall } from './layout.js';
 import type { Question } from './render.js';
+import type { CallTiming } from './timing.js';
 
 export interface EngineOptions {
   checkpoints: Record<string, { dir: string; int8: boolean }>;
@@ -141,10 +142,16 @@ export class Engine {
     return { checkpoint, names, questions: list, laidOut };
   }
 
-  /** Run a prepared call through the shared batcher and shape its answers. */
-  async answer(call: PreparedCall, opts: { signal?: AbortSignal; language?: string } = {}): Promise<AnsweredCall> {
+  /**
+   * Run a prepared call through the shared batcher and shape its answers. `timing` gets the wait in
+   * the queue, the model's own run time and the hop to and from its thread.
+   */
+  async answer(call: PreparedCall, opts: { signal?: AbortSignal; language?: string; timing?: CallTiming } = {}): Promise<AnsweredCall> {
     const { checkpoint, laidOut } = call;
-    const logits = await checkpoint.batcher.submit(laidOut.rows, opts.signal);
+    const { logits, queuedMs, runMs, modelMs } = await checkpoint.batcher.submit(laidOut.rows, opts.signal);
+    opts.timing?.carve('queue', queuedMs);
+    opts.timing?.carve('model', modelMs);
+    opts.timing?.carve('hop', Math.max(0, runMs - modelMs));
     const answers: Record<string, Answer> = {};
     let outputTokens = 0;
     call.names.forEach((name, i) => {

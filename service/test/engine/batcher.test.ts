@@ -9,14 +9,22 @@ import { Overloaded } from '../../src/errors.js';
 class RecordingBackend implements Backend {
   batches: number[][] = [];
   release?: () => void;
+  modelMs?: number;
   constructor(private readonly gate = false) {}
+  /** Wait until a batch is held, then let it finish. */
+  async releaseNext() {
+    while (!this.release) await new Promise((r) => setImmediate(r));
+    const release = this.release;
+    this.release = undefined;
+    release();
+  }
   async run(rows: Row[]) {
     this.batches.push(rows.map((r) => r.ids.length));
     if (this.gate) await new Promise<void>((r) => (this.release = r));
     const markers = Math.max(...rows.map((r) => r.markers.length));
     const logits = new Float32Array(rows.length * markers).fill(-1e4);
     rows.forEach((r, i) => r.markers.forEach((_, j) => (logits[i * markers + j] = r.ids.length + j)));
-    return { logits, markers };
+    return { logits, markers, modelMs: this.modelMs };
   }
   async close() {}
 }
@@ -45,10 +53,31 @@ test('selectBatch: always the oldest row, then shorter ones, then longer ones wi
 test('a lone request runs at once (no idle timer) and gets each row sliced to its own markers', async () => {
   const backend = new RecordingBackend();
   const batcher = new Batcher(backend, options);
-  const out = await batcher.submit([row(7, 3), row(5, 2)]);
-  assert.equal(out[0]!.length, 3);
-  assert.equal(out[1]!.length, 2);
-  assert.deepEqual(Array.from(out[1]!), [5, 6]);
+  const { logits } = await batcher.submit([row(7, 3), row(5, 2)]);
+  assert.equal(logits[0]!.length, 3);
+  assert.equal(logits[1]!.length, 2);
+  assert.deepEqual(Array.from(logits[1]!), [5, 6]);
+});
+
+test('a request learns how long it waited and ran; the model time is what the backend reports', async () => {
+  const backend = new RecordingBackend(true);
+  backend.modelMs = 0.25;
+  const batcher = new Batcher(backend, { ...options, tokenBudget: 20 });
+  const first = batcher.submit([row(10)]);
+  await new Promise((r) => setImmediate(r));
+  const second = batcher.submit([row(10), row(10), row(10)]); // 3 × 10 > 20: two batches
+  await new Promise((r) => setTimeout(r, 30));
+  await backend.releaseNext();
+  const a = await first;
+  assert.ok(a.runMs >= 25, `first: held ~30 ms in the backend (${JSON.stringify(a)})`);
+  assert.ok(a.queuedMs < a.runMs, JSON.stringify(a));
+  assert.equal(a.modelMs, 0.25);
+  await backend.releaseNext();
+  await backend.releaseNext();
+  const b = await second;
+  assert.ok(b.queuedMs >= 25, `second: waited behind the first (${b.queuedMs} ms)`);
+  assert.equal(b.modelMs, 0.5, 'the model time of both of its batches');
+  assert.deepEqual(backend.batches, [[10], [10, 10], [10]]);
 });
 
 test('rows queued while the backend runs are batched together on the next run', async () => {

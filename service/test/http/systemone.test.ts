@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { testApp, type TestApp } from '../helpers/app.js';
 import type { FixtureGate } from '../helpers/gate.js';
+import { parseServerTiming } from '../../src/engine/timing.js';
 
 let t: TestApp;
 before(async () => {
@@ -41,6 +42,17 @@ function sum(p: Record<string, number>): number {
 }
 
 describe('answers', () => {
+  test('Server-Timing tells the model run apart from the service phases; the parts add up to the total', async () => {
+    const res = await call({ model: 'legacy-latest', state: 'The invoice page crashes on open.', questions });
+    assert.equal(res.status, 200);
+    const phases = parseServerTiming(String(res.headers['server-timing']));
+    const order = ['auth', 'parse', 'route', 'tokenize', 'admit', 'queue', 'model', 'hop', 'answer', 'record', 'total'];
+    assert.deepEqual(String(res.headers['server-timing']).split(', ').map((p) => p.split(';')[0]), order);
+    assert.ok(phases.model! > 0, 'the fixture model takes measurable time');
+    const parts = sum(phases) - phases.total!;
+    assert.ok(parts <= phases.total! + 0.01 && parts > phases.total! - 1, `phases ${parts} vs total ${phases.total}`);
+  });
+
   test('noul, choice and score answers have the exact contract shapes', async () => {
     const res = await call({ model: 'legacy-latest', state: 'The server is down and customers cannot pay!', questions });
     assert.equal(res.status, 200);

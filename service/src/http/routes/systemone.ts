@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Account, Gate } from '../../accounts/types.js';
 import type { Config } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
+import { CallTiming } from '../../engine/timing.js';
 import type { Question } from '../../engine/render.js';
 import { ClientGone } from '../../engine/batcher.js';
 import { TooManyQuestions } from '../../errors.js';
@@ -17,6 +18,7 @@ import type { Metrics } from '../metrics.js';
 declare module 'fastify' {
   interface FastifyRequest {
     account?: Account;
+    timing?: CallTiming;
   }
 }
 
@@ -38,11 +40,15 @@ export async function systemOneRoutes(
       },
       // Authentication comes first: a call without a valid key learns nothing about its body.
       onRequest: async (request) => {
+        request.timing = new CallTiming();
         request.account = await gate.authenticate(request.headers.authorization);
+        request.timing.mark('auth');
       },
     },
     async (request, reply) => {
       const body = request.body as SystemOneRequest;
+      const timing = request.timing!;
+      timing.mark('parse');
       const names = Object.keys(body.questions);
       if (names.length > config.engine.maxQuestions) throw new TooManyQuestions(names.length, config.engine.maxQuestions);
 
@@ -55,7 +61,9 @@ export async function systemOneRoutes(
       if (request.raw.socket?.destroyed) gone.abort();
       try {
         const route = router.route(body.model, body.state);
+        timing.mark('route');
         const prepared = await engine.prepare(route.checkpoint, body.questions as Record<string, Question>, body.state);
+        timing.mark('tokenize');
         const admission = await gate.admit(request.account!, {
           processedTokens: prepared.laidOut.processedTokens,
           idempotencyKey: headerValue(request.headers['idempotency-key']),
@@ -64,11 +72,13 @@ export async function systemOneRoutes(
           reply.code(admission.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
           return reply.send(admission.replay.body);
         }
+        timing.mark('admit');
         let settled = false;
         try {
           if (gone.signal.aborted) throw new ClientGone();
-          const answered = await engine.answer(prepared, { signal: gone.signal, language: route.language });
+          const answered = await engine.answer(prepared, { signal: gone.signal, language: route.language, timing });
           const payload = JSON.stringify(answered);
+          timing.mark('answer');
           await admission.commit({
             requestId: request.id,
             model: answered.model,
@@ -78,8 +88,9 @@ export async function systemOneRoutes(
             responseBody: payload,
           });
           settled = true;
+          timing.mark('record');
           metrics.processedTokens.inc({ checkpoint: answered.model }, answered.usage.processed_tokens);
-          reply.type('application/json; charset=utf-8');
+          reply.type('application/json; charset=utf-8').header('server-timing', timing.header());
           return reply.send(payload);
         } finally {
           if (!settled) await admission.release();
