@@ -55,8 +55,17 @@ def test_unique_ids(splits):
 
 def test_no_task_overlap_between_train_and_dev(splits):
     train, dev = splits
+    # no task (in any language) is in both splits: a held-out template is held out everywhere
     assert {i["task"] for i in train}.isdisjoint({i["task"] for i in dev})
     assert 0.04 < len(dev) / (len(train) + len(dev)) < 0.2
+
+
+def test_every_other_language_holds_out_every_question_type(splits):
+    train, dev = splits
+    langs = {i["lang"] for i in train} - {"en"}
+    assert len(langs) >= 15
+    for lang in langs:
+        assert {i["question"]["type"] for i in dev if i["lang"] == lang} == {"choice", "noul", "score"}, lang
 
 
 def test_english_volume(splits):
