@@ -437,8 +437,10 @@ def main(argv=None):
     leak = LeakChecker.from_toml(JABR)
     kept, dropped, drop_by_lang, examples = screen(raw, leak)
     ml_dev = multilingual_dev_tasks(kept)
-    train = [i for i in kept if split_of(i, ml_dev) == "train"]
-    dev = [i for i in kept if split_of(i, ml_dev) == "dev"]
+    splits = {"train": [], "dev": []}
+    for i in kept:
+        splits[split_of(i, ml_dev)].append(i)
+    train, dev = splits["train"], splits["dev"]
     os.makedirs(BUILD, exist_ok=True)
     for name, rows in (("train", train), ("dev", dev)):
         with open(os.path.join(BUILD, f"{name}.jsonl"), "w", encoding="utf-8") as f:

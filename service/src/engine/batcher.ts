@@ -74,7 +74,7 @@ export class Batcher {
   private queue: Pending[] = [];
   private running = false;
   private closed = false;
-  private batches = 0;
+  private nextBatchId = 0;
 
   constructor(
     private readonly backend: Backend,
@@ -139,7 +139,7 @@ export class Batcher {
     try {
       const { logits, markers, modelMs } = await this.backend.run(batch.map((p) => p.row));
       const runMs = performance.now() - startedAt;
-      const info = { id: this.batches++, startedAt, runMs, modelMs: modelMs ?? runMs };
+      const info = { id: this.nextBatchId++, startedAt, runMs, modelMs: modelMs ?? runMs };
       batch.forEach((p, i) => p.resolve({ logits: logits.slice(i * markers, i * markers + p.row.markers.length), batch: info }));
       const longest = Math.max(...batch.map((p) => p.row.ids.length));
       this.onBatch({
