@@ -191,7 +191,7 @@ def main(argv=None) -> int:
     tc = json.loads((args.run / "train_config.json").read_text())
     multi = tc["langs"] == "multi"
     name = args.name or ("core-multilingual-0.3.20" if multi else "core-0.3.20")
-    model, tj, bcfg = build(tc["backbone"], tc["seed"], tc.get("head", "marker"))
+    model, tj, bcfg = build(tc["backbone"], tc["seed"], tc.get("head", "marker"), tc.get("interact", 0))
     specials = tc["special_tokens"]
     args.dest.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="structqa-export-"))

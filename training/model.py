@@ -16,6 +16,8 @@ outputs depend only on its own tokens (BERT attention masks padded keys), never 
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
@@ -71,7 +73,7 @@ class MarkerModel(nn.Module):
         return logits, self.act_head(hidden[:, 0])
 
 
-def build(backbone: str, seed: int = SEED, head: str = "span"):
+def build(backbone: str, seed: int = SEED, head: str = "span", interact: int = 0):
     """(MarkerModel, tokenizer.json path, backbone config), head initialised from ``seed``.
 
     The head finds option spans from the sep and mask token ids; a pruned vocabulary renumbers them,
@@ -82,7 +84,7 @@ def build(backbone: str, seed: int = SEED, head: str = "span"):
     torch.manual_seed(seed)
     sp = cfg["special_tokens"]
     if head == "segment":
-        model = SegmentModel(encoder, cfg["hidden_size"], sep_id=sp["sep"]["id"], mask_id=sp["mask"]["id"])
+        model = SegmentModel(encoder, cfg["hidden_size"], sep_id=sp["sep"]["id"], mask_id=sp["mask"]["id"], interact=interact)
     else:
         model = MarkerModel(encoder, cfg["hidden_size"], head=head, sep_id=sp["sep"]["id"], mask_id=sp["mask"]["id"])
     return model, tj, cfg
@@ -154,6 +156,76 @@ def segment_ids(input_ids, attention_mask, marker_pos, marker_mask, sep_id: int)
     return seg, ar - start
 
 
+class Interaction(nn.Module):
+    """Late interaction over the frozen encoder's token states: every token of the row (question head,
+    options, state) attends to every other in ``layers`` small pre-norm transformer layers of width
+    ``width``, each token tagged with its segment kind (head / option / state). The segment encoder
+    only compares whole-text vectors, which judges topic well but not whether a statement holds for
+    this text; here the state's tokens can read the question's and the reverse.
+
+    Returns a logit correction per option from the re-pooled (q', o'_k, s'):
+    ``w . gelu(W . LayerNorm([o'_k ; s' ; o'_k*s' ; q'*s']) + type_emb[qtype])``, with ``w`` zero at
+    initialisation so an untrained module leaves the segment head's answers unchanged."""
+
+    def __init__(self, hidden: int, layers: int, width: int = 128, heads: int = 4, head_hidden: int = 256,
+                 dropout: float = 0.1):
+        super().__init__()
+        self.heads = heads
+        self.proj = nn.Linear(hidden, width)
+        self.kind = nn.Embedding(3, width)
+        self.blocks = nn.ModuleList(_Block(width, heads, 2 * width, dropout) for _ in range(layers))
+        self.norm = nn.LayerNorm(4 * width)
+        self.dense = nn.Linear(4 * width, head_hidden)
+        self.type_emb = nn.Embedding(3, head_hidden)
+        self.act = nn.GELU()
+        self.drop = nn.Dropout(dropout)
+        self.out = nn.Linear(head_hidden, 1)
+        nn.init.normal_(self.kind.weight, std=0.02)
+        nn.init.normal_(self.type_emb.weight, std=0.02)
+        nn.init.zeros_(self.out.weight)
+        nn.init.zeros_(self.out.bias)
+
+    def mix(self, hidden, seg, valid):
+        """[B,T,W]: every token after attending to the whole row (padding is never attended to)."""
+        kind = torch.where(seg == 0, 0, torch.where(seg == SEG_STATE, 2, 1))
+        x = self.proj(hidden) + self.kind(kind)
+        bias = torch.zeros(valid.shape, dtype=x.dtype).masked_fill(~valid, torch.finfo(x.dtype).min)[:, None, None, :]
+        for block in self.blocks:
+            x = block(x, bias)
+        return x
+
+    def forward(self, hidden, seg, valid, member, qtype):
+        x = self.mix(hidden, seg, valid)
+        pooled = torch.bmm(member, x) / member.sum(-1, keepdim=True).clamp(min=1.0)   # [B,K+2,W]
+        k = member.size(1) - 2
+        q, o, s = pooled[:, :1], pooled[:, 1:k + 1], pooled[:, k + 1:]
+        f = torch.cat([o, s.expand_as(o), o * s, (q * s).expand_as(o)], -1)
+        h = self.act(self.dense(self.norm(f)) + self.type_emb(qtype).unsqueeze(1))
+        return self.out(self.drop(h)).squeeze(-1)
+
+
+class _Block(nn.Module):
+    """Pre-norm self-attention + feed-forward (written out rather than nn.TransformerEncoderLayer,
+    whose inference fast path does not export to ONNX)."""
+
+    def __init__(self, width: int, heads: int, ff: int, dropout: float):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.o = nn.Linear(width, width)
+        self.ff = nn.Sequential(nn.Linear(width, ff), nn.GELU(), nn.Linear(ff, width))
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x, bias):
+        b, t, w = x.shape
+        hd = w // self.heads
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, hd).permute(2, 0, 3, 1, 4)
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd) + bias, -1)
+        x = x + self.drop(self.o((att @ v).transpose(1, 2).reshape(b, t, w)))
+        return x + self.drop(self.ff(self.ln2(x)))
+
+
 class SegmentModel(nn.Module):
     """Question, each option and the state are encoded as separate texts in one pass: attention stays
     inside a segment (a block-diagonal mask built in the graph) and positions restart per segment, so
@@ -168,7 +240,7 @@ class SegmentModel(nn.Module):
     """
 
     def __init__(self, encoder: nn.Module, hidden: int, head_hidden: int = 512, dropout: float = 0.1,
-                 sep_id: int = 0, mask_id: int = 0):
+                 sep_id: int = 0, mask_id: int = 0, interact: int = 0):
         super().__init__()
         self.encoder = encoder
         self.head = "segment"
@@ -189,21 +261,46 @@ class SegmentModel(nn.Module):
         # Mean segment vector of the training data, removed before comparing: contrastively trained
         # encoders (e5 especially) put every text in a narrow cone, where raw cosines barely differ.
         self.register_buffer("center", torch.zeros(hidden))
+        # created last, so the segment head's initial weights do not depend on it
+        self.interaction = Interaction(hidden, interact) if interact > 0 else None
 
-    def encode_segments(self, input_ids, attention_mask, marker_pos, marker_mask):
-        """(q [B,H], options [B,K,H], s [B,H]): mean-pooled vectors of each segment."""
+    def encode_tokens(self, input_ids, attention_mask, marker_pos, marker_mask):
+        """(hidden [B,T,H], seg [B,T], valid [B,T]): token states with attention kept inside each segment."""
         seg, pos = segment_ids(input_ids, attention_mask, marker_pos, marker_mask, self.sep_id)
         valid = attention_mask.bool()
         same = (seg.unsqueeze(2) == seg.unsqueeze(1)) & valid.unsqueeze(1)               # [B,T,T]
         dtype = next(self.encoder.parameters()).dtype
         additive = torch.zeros(same.shape, dtype=dtype).masked_fill(~same, torch.finfo(dtype).min).unsqueeze(1)
         hidden = self.encoder(input_ids=input_ids, attention_mask=additive, position_ids=pos).last_hidden_state
-        k = marker_pos.size(1)
-        ids = torch.cat([torch.zeros_like(marker_pos[:, :1]), torch.arange(1, k + 1, device=seg.device).view(1, k).expand_as(marker_pos),
-                         torch.full_like(marker_pos[:, :1], SEG_STATE)], 1)              # [B,K+2]
-        member = ((seg.unsqueeze(1) == ids.unsqueeze(-1)) & valid.unsqueeze(1)).to(hidden.dtype)  # [B,K+2,T]
+        return hidden, seg, valid
+
+    @staticmethod
+    def membership(seg, valid, k: int, dtype):
+        """[B,K+2,T]: 1 where token t belongs to the head (row 0), option k (rows 1..K) or the state (last row)."""
+        ids = torch.cat([torch.zeros_like(seg[:, :1]), torch.arange(1, k + 1, device=seg.device).view(1, k).expand(seg.size(0), k),
+                         torch.full_like(seg[:, :1], SEG_STATE)], 1)                      # [B,K+2]
+        return ((seg.unsqueeze(1) == ids.unsqueeze(-1)) & valid.unsqueeze(1)).to(dtype)
+
+    def pool(self, hidden, seg, valid, k: int):
+        """(q [B,H], options [B,K,H], s [B,H], member): mean-pooled vectors of each segment."""
+        member = self.membership(seg, valid, k, hidden.dtype)
         pooled = torch.bmm(member, hidden) / member.sum(-1, keepdim=True).clamp(min=1.0)
-        return pooled[:, 0], pooled[:, 1:k + 1], pooled[:, k + 1]
+        return pooled[:, 0], pooled[:, 1:k + 1], pooled[:, k + 1], member
+
+    def encode_segments(self, input_ids, attention_mask, marker_pos, marker_mask):
+        """(q [B,H], options [B,K,H], s [B,H]): mean-pooled vectors of each segment."""
+        hidden, seg, valid = self.encode_tokens(input_ids, attention_mask, marker_pos, marker_mask)
+        q, o, s, _ = self.pool(hidden, seg, valid, marker_pos.size(1))
+        return q, o, s
+
+    def score_tokens(self, hidden, seg, valid, marker_mask, qtype):
+        """Option logits from token states: the segment head, plus the interaction's correction if any."""
+        q, o, s, member = self.pool(hidden, seg, valid, marker_mask.size(1))
+        logit = self.score(q, o, s, marker_mask, qtype)
+        if self.interaction is not None:
+            logit = logit + self.interaction(hidden, seg, valid, member, qtype)
+            logit = torch.where(marker_mask, logit, torch.full_like(logit, MASKED_LOGIT))
+        return logit, s
 
     def score(self, q, options, s, marker_mask, qtype):
         qn = nn.functional.normalize(q - self.center, dim=-1).unsqueeze(1).expand_as(options)
@@ -216,5 +313,6 @@ class SegmentModel(nn.Module):
         return torch.where(marker_mask, logit, torch.full_like(logit, MASKED_LOGIT))
 
     def forward(self, input_ids, attention_mask, marker_pos, marker_mask, qtype):
-        q, options, s = self.encode_segments(input_ids, attention_mask, marker_pos, marker_mask)
-        return self.score(q, options, s, marker_mask, qtype), self.act_head(s)
+        hidden, seg, valid = self.encode_tokens(input_ids, attention_mask, marker_pos, marker_mask)
+        logit, s = self.score_tokens(hidden, seg, valid, marker_mask, qtype)
+        return logit, self.act_head(s)

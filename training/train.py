@@ -201,25 +201,98 @@ def stack_vectors(vecs, examples, idx):
     return q, o, s, mm, qt
 
 
+@torch.no_grad()
+def token_states(model, examples: list[Example], pad_id: int, batch_tokens: int = 8192):
+    """Per example (hidden [L,H] fp16, seg [L]) from the frozen encoder, for the interaction head."""
+    model.eval()
+    out: dict[int, tuple] = {}
+    index = {id(e): i for i, e in enumerate(examples)}
+    for b in batches(examples, batch_tokens, 0, shuffle=False):
+        ids, att, pos, mm, _ = collate(b, pad_id)
+        hidden, seg, _ = model.encode_tokens(ids, att, pos, mm)
+        for j, e in enumerate(b):
+            n = len(e.ids)
+            out[index[id(e)]] = (hidden[j, :n].to(torch.float16).clone(), seg[j, :n].to(torch.uint8).clone())
+    return [out[i] for i in range(len(examples))]
+
+
+def stack_tokens(states, examples, idx):
+    """Right-pad one group of cached token states to [B,T,H] (seg, valid, marker mask, qtype alongside)."""
+    t = max(states[i][0].size(0) for i in idx)
+    k = max(examples[i].n for i in idx)
+    h = states[idx[0]][0].size(1)
+    hidden = torch.zeros(len(idx), t, h)
+    seg = torch.zeros(len(idx), t, dtype=torch.long)
+    valid = torch.zeros(len(idx), t, dtype=torch.bool)
+    mm = torch.zeros(len(idx), k, dtype=torch.bool)
+    for r, i in enumerate(idx):
+        n = states[i][0].size(0)
+        hidden[r, :n] = states[i][0].float()
+        seg[r, :n] = states[i][1].long()
+        valid[r, :n] = True
+        mm[r, : examples[i].n] = True
+    qt = torch.tensor([examples[i].qtype for i in idx])
+    return hidden, seg, valid, mm, qt
+
+
+def length_groups(examples: list[Example], budget: int, rng: random.Random | None) -> list[list[int]]:
+    """Indices in length-sorted groups of at most ``budget`` padded tokens, groups shuffled when ``rng``."""
+    index = {id(e): i for i, e in enumerate(examples)}
+    seed = rng.random() if rng is not None else 0
+    return [[index[id(e)] for e in b] for b in batches(examples, budget, seed, shuffle=rng is not None)]
+
+
 def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad: int, emit, t0) -> int:
     """Encode every example once with the frozen encoder, then fit the head on the vectors (AdamW,
-    minibatches of 64, ``--epochs`` passes, dev accuracy after each; the best epoch is kept)."""
-    cache = args.out / "segment_vectors.pt"  # the frozen encoder's output; reused by a re-run into OUT
+    minibatches of 64, ``--epochs`` passes, dev accuracy after each; the best epoch is kept).
+    With ``--interact`` the cache holds every token's state instead, and the head (segment head and
+    interaction layers) is fitted on length-sorted groups of ``--batch-tokens`` padded tokens."""
+    tokens = args.interact > 0
+    encode = token_states if tokens else segment_vectors
+    # the frozen encoder's output; reused by a re-run into OUT
+    cache = args.out / ("token_states.pt" if tokens else "segment_vectors.pt")
     key = [corpus_hash(), args.backbone, len(train), len(dev)]
     cached = torch.load(cache) if cache.exists() else None
     if cached and cached["key"] == key:
         tv, dv = cached["train"], cached["dev"]
     else:
-        tv = segment_vectors(model, train, pad)
-        dv = segment_vectors(model, dev, pad)
+        tv = encode(model, train, pad)
+        dv = encode(model, dev, pad)
         torch.save({"key": key, "train": tv, "dev": dv}, cache)
+    if tokens:
+        def vectors(i):  # the segment vectors, pooled from the cached token states
+            h, seg = tv[i][0].float().unsqueeze(0), tv[i][1].long().unsqueeze(0)
+            q, o, s, _ = model.pool(h, seg, torch.ones_like(seg, dtype=torch.bool), train[i].n)
+            return q[0], o[0], s[0]
+
+        def run(states, examples, idx):
+            h, seg, valid, mm, qt = stack_tokens(states, examples, idx)
+            return model.score_tokens(h, seg, valid, mm, qt)[0]
+
+        def groups(examples, rng):
+            return length_groups(examples, args.batch_tokens, rng)
+    else:
+        def vectors(i):
+            return tv[i]
+
+        def run(vecs, examples, idx):
+            return model.score(*stack_vectors(vecs, examples, idx))
+
+        def groups(examples, rng):
+            order = list(range(len(examples)))
+            if rng is not None:
+                rng.shuffle(order)
+            size = 64 if rng is not None else 256
+            return [order[i : i + size] for i in range(0, len(order), size)]
     with torch.no_grad():
-        model.center.copy_(torch.cat([torch.stack([v[0] for v in tv]), torch.cat([v[1] for v in tv]),
-                                      torch.stack([v[2] for v in tv])]).mean(0))
+        vs = [vectors(i) for i in range(len(train))]
+        model.center.copy_(torch.cat([torch.stack([v[0] for v in vs]), torch.cat([v[1] for v in vs]),
+                                      torch.stack([v[2] for v in vs])]).mean(0))
+        del vs
     emit({"encoded": True, "train_rows": len(train), "dev_rows": len(dev)})
     head = [p for n, p in model.named_parameters() if not n.startswith("encoder.")]
     opt = torch.optim.AdamW(head, lr=args.lr, weight_decay=0.01)
-    per_epoch = math.ceil(len(train) / 64)
+    per_epoch = len(groups(train, random.Random(args.seed)))
     planned = per_epoch * args.epochs
     sched, _ = warmup_linear(opt, planned, args.warmup)
     loss_f = torch.nn.CrossEntropyLoss()
@@ -227,27 +300,21 @@ def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad:
 
     def dev_logits():
         model.eval()
-        res = []
+        res = {}
         with torch.no_grad():
-            for i in range(0, len(dev), 256):
-                idx = list(range(i, min(len(dev), i + 256)))
-                q, o, s, mm, qt = stack_vectors(dv, dev, idx)
-                lg = model.score(q, o, s, mm, qt)
-                res += [row[: dev[j].n] for j, row in zip(idx, lg.tolist())]
+            for idx in groups(dev, None):
+                lg = run(dv, dev, idx)
+                res.update({j: row[: dev[j].n] for j, row in zip(idx, lg.tolist())})
         model.train()
-        return res
+        return [res[j] for j in range(len(dev))]
 
     best = {"acc": -1.0}
     step = 0
     model.train()
     for epoch in range(args.epochs):
-        order = list(range(len(train)))
-        rng.shuffle(order)
         total = 0.0
-        for i in range(0, len(order), 64):
-            idx = order[i : i + 64]
-            q, o, s, mm, qt = stack_vectors(tv, train, idx)
-            loss = loss_f(model.score(q, o, s, mm, qt), torch.tensor([train[j].label for j in idx]))
+        for idx in groups(train, rng):
+            loss = loss_f(run(tv, train, idx), torch.tensor([train[j].label for j in idx]))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(head, 1.0)
@@ -298,6 +365,8 @@ def main(argv=None) -> int:
                          "span: mask token + mean of the option's tokens; marker: mask token only")
     ap.add_argument("--finetune-from", type=Path, default=None,
                     help="segment head: start from RUN/best.pt (a fitted head) and fine-tune the encoder too")
+    ap.add_argument("--interact", type=int, default=0,
+                    help="segment head: add N late-interaction layers over the frozen encoder's token states (0: none)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -310,7 +379,9 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     setup_determinism(args.seed, args.threads)
 
-    model, tj, cfg = build(args.backbone, args.seed, args.head)
+    if args.interact and (args.head != "segment" or args.finetune_from):
+        ap.error("--interact needs --head segment without --finetune-from")
+    model, tj, cfg = build(args.backbone, args.seed, args.head, args.interact)
     specials = special_tokens(cfg)
     train_items = select(load_split("train"), args.langs, args.en_share, args.seed)
     dev_all = load_split("dev")  # multi: every dev item (English too), so calibration sees all languages
@@ -354,7 +425,7 @@ def main(argv=None) -> int:
     sched, warm = warmup_linear(opt, planned, args.warmup)
     config = {
         "backbone": args.backbone, "langs": args.langs, "seed": args.seed, "window": WINDOW,
-        "head": args.head, "finetune_from": str(args.finetune_from) if args.finetune_from else None, "freeze_layers": args.freeze_layers, "batch_tokens": args.batch_tokens, "lr": args.lr,
+        "head": args.head, "interact": args.interact, "finetune_from": str(args.finetune_from) if args.finetune_from else None, "freeze_layers": args.freeze_layers, "batch_tokens": args.batch_tokens, "lr": args.lr,
         "epochs": args.epochs, "max_steps": args.max_steps, "max_minutes": args.max_minutes,
         "planned_steps": planned, "steps_per_epoch": per_epoch, "warmup_steps": warm, "en_share": args.en_share,
         "train_rows": len(train), "train_skipped_overlong": skipped_train, "dev_rows": len(dev),

@@ -203,9 +203,11 @@ def _tiny_model(vocab_size=200, sep_id=2, mask_id=3, head="span"):
     cfg = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=128)
     enc = BertModel(cfg, add_pooling_layer=False)
-    if head == "segment":
-        model = SegmentModel(enc, 32, head_hidden=16, sep_id=sep_id, mask_id=mask_id)
+    if head.startswith("segment"):
+        model = SegmentModel(enc, 32, head_hidden=16, sep_id=sep_id, mask_id=mask_id, interact=int(head == "segment-interact"))
         torch.nn.init.normal_(model.out.weight, std=0.5)  # an untrained head is near zero: make outputs differ
+        if model.interaction is not None:
+            torch.nn.init.normal_(model.interaction.out.weight, std=0.5)
         return model.eval()
     return MarkerModel(enc, 32, head=head, sep_id=sep_id, mask_id=mask_id).eval()
 
@@ -271,7 +273,34 @@ def test_segments_are_encoded_as_separate_texts():
         assert torch.allclose(s2[0], s[0], atol=1e-6) and not torch.allclose(o2[0, 0], o[0, 0], atol=1e-3)
 
 
-@pytest.mark.parametrize("head", ["span", "segment"])
+def test_interaction_reads_question_and_state_together():
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    import torch
+
+    from model import collate
+
+    model = _tiny_model(head="segment-interact")
+    row = _tiny_rows()[0]
+    Row = type(row)
+    with torch.no_grad():
+        hidden, seg, valid = model.encode_tokens(*collate([row], 0)[:4])
+        mm, qt = collate([row], 0)[3:5]
+        # change one question word: the encoder's state tokens stay the same (segments are encoded
+        # apart), the interaction's state tokens do not (they attended to the question)
+        other = list(row.ids)
+        other[1] = 99
+        h2, s2, v2 = model.encode_tokens(*collate([Row(other, row.markers, row.qtype, row.head_len)], 0)[:4])
+        state = seg[0] == 255
+        assert torch.allclose(h2[0, state], hidden[0, state], atol=1e-6)
+        assert not torch.allclose(model.interaction.mix(h2, s2, v2)[0, state], model.interaction.mix(hidden, seg, valid)[0, state], atol=1e-4)
+        # an untrained module (zero output layer) leaves the segment head's logits unchanged
+        torch.nn.init.zeros_(model.interaction.out.weight)
+        with_module, _ = model(*collate([row], 0))
+        q, o, s, _ = model.pool(hidden, seg, valid, mm.size(1))
+        assert torch.allclose(with_module, model.score(q, o, s, mm, qt), atol=1e-6)
+
+
+@pytest.mark.parametrize("head", ["span", "segment", "segment-interact"])
 def test_rows_independent_of_padding_and_batch(head):
     pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
     import torch
@@ -288,7 +317,7 @@ def test_rows_independent_of_padding_and_batch(head):
             assert torch.all(together[i, len(r.markers):] == MASKED_LOGIT)
 
 
-@pytest.mark.parametrize("head", ["span", "segment"])
+@pytest.mark.parametrize("head", ["span", "segment", "segment-interact"])
 def test_onnx_export_roundtrip(tmp_path, head):
     pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
     pytest.importorskip("onnxruntime")
