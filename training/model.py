@@ -170,7 +170,6 @@ class Interaction(nn.Module):
     def __init__(self, hidden: int, layers: int, width: int = 128, heads: int = 4, head_hidden: int = 256,
                  dropout: float = 0.1):
         super().__init__()
-        self.heads = heads
         self.proj = nn.Linear(hidden, width)
         self.kind = nn.Embedding(3, width)
         self.blocks = nn.ModuleList(_Block(width, heads, 2 * width, dropout) for _ in range(layers))
