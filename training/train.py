@@ -112,16 +112,25 @@ def batches(examples: list[Example], batch_tokens: int, seed: int, shuffle: bool
 
 
 @torch.no_grad()
-def predict(model, examples: list[Example], pad_id: int, batch_tokens: int = 8192) -> list[list[float]]:
-    """Logits over each example's real markers, in the order of ``examples``."""
+def per_example(model, examples: list[Example], pad_id: int, run, batch_tokens: int = 8192) -> list:
+    """``run(collated batch, batch)`` gives one value per example of each length-sorted batch (model in
+    eval mode, no gradient); the values come back in the order of ``examples``."""
     model.eval()
-    res: dict[int, list[float]] = {}
+    res: dict[int, object] = {}
     index = {id(e): i for i, e in enumerate(examples)}
     for b in batches(examples, batch_tokens, 0, shuffle=False):
-        logits, _ = model(*collate(b, pad_id))
-        for e, row in zip(b, logits.tolist()):
-            res[index[id(e)]] = row[: e.n]
+        for e, value in zip(b, run(collate(b, pad_id), b)):
+            res[index[id(e)]] = value
     return [res[i] for i in range(len(examples))]
+
+
+def predict(model, examples: list[Example], pad_id: int) -> list[list[float]]:
+    """Logits over each example's real markers, in the order of ``examples``."""
+    def run(batch, b):
+        logits, _ = model(*batch)
+        return [row[: e.n] for e, row in zip(b, logits.tolist())]
+
+    return per_example(model, examples, pad_id, run)
 
 
 def accuracy(examples: list[Example], logits: list[list[float]]) -> dict:
@@ -171,18 +180,13 @@ def write_dev_logits(path: Path, dev: list[Example], logits: list[list[float]]) 
             f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row}) + "\n")
 
 
-@torch.no_grad()
-def segment_vectors(model, examples: list[Example], pad_id: int, batch_tokens: int = 8192):
+def segment_vectors(model, examples: list[Example], pad_id: int):
     """Per example (q [H], options [K,H], s [H]) from the frozen encoder, in the order of ``examples``."""
-    model.eval()
-    out: dict[int, tuple] = {}
-    index = {id(e): i for i, e in enumerate(examples)}
-    for b in batches(examples, batch_tokens, 0, shuffle=False):
-        ids, att, pos, mm, _ = collate(b, pad_id)
-        q, o, s = model.encode_segments(ids, att, pos, mm)
-        for j, e in enumerate(b):
-            out[index[id(e)]] = (q[j].clone(), o[j, : e.n].clone(), s[j].clone())
-    return [out[i] for i in range(len(examples))]
+    def run(batch, b):
+        q, o, s = model.encode_segments(*batch[:4])
+        return [(q[j].clone(), o[j, : e.n].clone(), s[j].clone()) for j, e in enumerate(b)]
+
+    return per_example(model, examples, pad_id, run)
 
 
 def stack_vectors(vecs, examples, idx):
@@ -201,19 +205,14 @@ def stack_vectors(vecs, examples, idx):
     return q, o, s, mm, qt
 
 
-@torch.no_grad()
-def token_states(model, examples: list[Example], pad_id: int, batch_tokens: int = 8192):
+def token_states(model, examples: list[Example], pad_id: int):
     """Per example (hidden [L,H] fp16, seg [L]) from the frozen encoder, for the interaction head."""
-    model.eval()
-    out: dict[int, tuple] = {}
-    index = {id(e): i for i, e in enumerate(examples)}
-    for b in batches(examples, batch_tokens, 0, shuffle=False):
-        ids, att, pos, mm, _ = collate(b, pad_id)
-        hidden, seg, _ = model.encode_tokens(ids, att, pos, mm)
-        for j, e in enumerate(b):
-            n = len(e.ids)
-            out[index[id(e)]] = (hidden[j, :n].to(torch.float16).clone(), seg[j, :n].to(torch.uint8).clone())
-    return [out[i] for i in range(len(examples))]
+    def run(batch, b):
+        hidden, seg, _ = model.encode_tokens(*batch[:4])
+        return [(hidden[j, : len(e.ids)].to(torch.float16).clone(), seg[j, : len(e.ids)].to(torch.uint8).clone())
+                for j, e in enumerate(b)]
+
+    return per_example(model, examples, pad_id, run)
 
 
 def stack_tokens(states, examples, idx):
