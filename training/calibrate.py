@@ -10,7 +10,8 @@ keeps T = 1 (omitted). ``by_language``: for a language with at least ``--min-ite
 table is fitted on the non-English rows (English gets its own override), since the default applies to
 every language without one.
 
-Reports expected calibration error (top-1 confidence, 10 equal-width bins) per type, before and after.
+Reports expected calibration error (top-1 confidence, 10 equal-width bins) per type, before and after,
+and ``ece_floor``: what a perfectly calibrated model would measure on the same number of rows.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 from collections import defaultdict
 from pathlib import Path
 
@@ -99,6 +101,19 @@ def ece(rows, temps, bins: int = 10) -> float:
     return round(sum(abs(a[1] - a[2]) for a in acc if a[0]) / max(1, n), 4)
 
 
+def ece_floor(rows, temps, sims: int = 500, seed: int = 0) -> float:
+    """The ECE a perfectly calibrated model would show on this many rows: labels drawn from the
+    calibrated probabilities themselves, ECE averaged over ``sims`` draws. A measured ECE near this
+    value is sampling noise; only the excess says something about calibration."""
+    rng = random.Random(seed)
+    probs = [softmax(r["logits"], t) for r, t in zip(rows, temps)]
+    total = 0.0
+    for _ in range(sims):
+        drawn = [{"logits": r["logits"], "label": rng.choices(range(len(p)), weights=p)[0]} for r, p in zip(rows, probs)]
+        total += ece(drawn, temps)
+    return round(total / sims, 4)
+
+
 def report(rows, cal) -> dict:
     out = {}
     for t in TYPES + ("all",):
@@ -107,6 +122,7 @@ def report(rows, cal) -> dict:
             continue
         after = [temperature(cal, r) for r in rs]
         out[t] = {"n": len(rs), "ece_before": ece(rs, [1.0] * len(rs)), "ece_after": ece(rs, after),
+                  "ece_floor": ece_floor(rs, after),
                   "nll_before": round(sum(nll([r], 1.0) for r in rs) / len(rs), 4),
                   "nll_after": round(sum(nll([r], x) for r, x in zip(rs, after)) / len(rs), 4)}
     return out

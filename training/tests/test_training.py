@@ -170,6 +170,30 @@ def test_calibration_recovers_temperature():
     assert "by_language" not in cal
 
 
+def test_ece_floor_is_what_a_calibrated_model_measures_and_shrinks_with_rows():
+    import random
+
+    from calibrate import ece, ece_floor
+
+    rng = random.Random(1)
+
+    def calibrated_rows(n):
+        rows = []
+        for _ in range(n):
+            logits = [rng.gauss(0, 1.5) for _ in range(4)]
+            z = max(logits)
+            p = [math.exp(x - z) for x in logits]
+            rows.append({"logits": logits, "label": rng.choices(range(4), p)[0]})
+        return rows
+
+    small, large = calibrated_rows(120), calibrated_rows(2000)
+    floor_small, floor_large = ece_floor(small, [1.0] * 120, sims=200), ece_floor(large, [1.0] * 2000, sims=50)
+    assert floor_small > 2.5 * floor_large > 0
+    # a calibrated model's measured ECE is of the floor's size; an overconfident one's is well above it
+    assert ece(large, [1.0] * 2000) < 2 * floor_large
+    assert ece(large, [0.5] * 2000) > 4 * floor_large
+
+
 def test_vocab_pruning_is_consistent(tmp_path):
     """Pruning keeps corpus pieces: the corpus tokenizes identically (ids mapped back), specials survive."""
     import vocab

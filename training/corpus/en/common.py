@@ -323,6 +323,20 @@ def content_for(rng, fam: Family, key: str, diff: str, cue: str | None = None, u
     return text, d, t
 
 
+def bank_state(rng, fam: Family, key: str, diff: str, cue: str | None, used: set, max_fillers: int = 4):
+    """A state from the label's banks (content_for), sometimes between filler paragraphs, wrapped by
+    the family's wrapper; the template is added to ``used``. Returns (state, difficulty) or (None, None)."""
+    text, diff, tpl = content_for(rng, fam, key, diff, cue, used)
+    if text is None:
+        return None, None
+    used.add(tpl)
+    if fam.filler and rng.random() < 0.4:
+        paras = [fill(rng, p) for p in rng.sample(fam.filler, min(len(fam.filler), rng.randint(1, max_fillers)))]
+        k = rng.randint(0, len(paras))
+        text = "\n\n".join(paras[:k] + [text] + paras[k:])
+    return (fam.wrap(rng, text, key) if fam.wrap else text), diff
+
+
 def gen_item(rng, task: Task, n: int, used: set | None = None, want=None):
     fam = task.family
     # pick label (optionally only labels whose answer equals `want`, to balance noul truth)
@@ -351,15 +365,9 @@ def gen_item(rng, task: Task, n: int, used: set | None = None, want=None):
                 return None
             used.add(sig)
     else:
-        text, diff, tpl = content_for(rng, fam, key, diff, cue, used)
-        if text is None:
+        state, diff = bank_state(rng, fam, key, diff, cue, used)
+        if state is None:
             return None
-        used.add(tpl)
-        if fam.filler and rng.random() < 0.4:
-            paras = [fill(rng, p) for p in rng.sample(fam.filler, min(len(fam.filler), rng.randint(1, 4)))]
-            k = rng.randint(0, len(paras))
-            text = "\n\n".join(paras[:k] + [text] + paras[k:])
-        state = fam.wrap(rng, text, key) if fam.wrap else text
     ans = task.answer_of(key)
     crit = task.criteria
     if task.qtype == "choice":

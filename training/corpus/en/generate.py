@@ -18,7 +18,7 @@ from common import build_tasks, gen_item, dump, hash_int  # noqa: E402
 
 SEED = 20261122
 MODULES = ["support", "moderation", "security", "finance", "engineering", "rag", "triage", "business",
-           "agents", "misc", "rules", "quality"]
+           "agents", "misc", "rules", "quality", "claims_support", "claims_ops", "claims_docs", "levels"]
 
 
 def all_families():
