@@ -130,6 +130,7 @@ class Family:
     subsets: bool = True
     code_names: bool = True
     extra_tasks: Callable | None = None   # extra_tasks(rng, family) -> list[Task]
+    task_source: Callable | None = None   # task_source(task) -> that task's custom_gen, for built tasks without one
     context: list[str] = field(default_factory=list)  # label-neutral sentences mixed into states
     distractors: list[tuple[str, str]] = field(default_factory=list)  # never-gold options (name words, description)
     filler: list[str] = field(default_factory=list)   # label-neutral paragraphs used to lengthen some states
@@ -271,6 +272,9 @@ def build_tasks(rng: random.Random, fam: Family) -> list[Task]:
             w = [1.0 / len(below)] * len(below) + [1.0 / len(above)] * len(above)
             tasks.append(Task(f"{fam.id}-noul-ge{thr}-{j}", fam, "noul", q, None,
                               (lambda ab: (lambda k: k in ab))(set(above)), keys_all, w))
+    if fam.task_source:
+        for t in tasks:
+            t.custom_gen = t.custom_gen or fam.task_source(t)
     if fam.extra_tasks:
         tasks.extend(fam.extra_tasks(rng, fam))
     return tasks

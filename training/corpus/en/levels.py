@@ -8,7 +8,7 @@ pain scores, budget updates, agent reports).  All content is invented for this c
 import json
 import re
 
-from common import Family, Label, Task, bank_state, fill, person, wrap_message, FIRST, LAST, CITY
+from common import Family, Label, bank_state, fill, person, wrap_message, FIRST, LAST, CITY
 
 
 # --------------------------------------------------------------------------------------------
@@ -21,31 +21,16 @@ def lvl(key, name, descs, easy=(), boundary=(), decoy=(), details=()):
 
 
 def ordered(fid, domain, labels, score_q, threshold_q, n_score=4, items=22, **kw):
-    """An ordered family whose score views and threshold nouls are built by ``level_tasks``.
+    """An ordered family: build_tasks makes its score views and threshold nouls, and every task draws
+    its states through ``task_source``, which caps each level's share of a score task.
 
-    build_tasks would sample gold levels independently per item, which leaves 22-item tasks visibly
-    skewed; here every task draws states through ``task_source``, which caps each level's share.
+    Without the cap, gold levels are sampled independently per item, which leaves 22-item tasks
+    visibly skewed.
     """
-    fam = Family(id=fid, domain=domain, labels=labels, choice_q=["-"], ordered=True, n_choice=0, n_score=0,
-                 score_q=score_q, items_per_task=items, **kw)
-    fam.extra_tasks = lambda rng, f: level_tasks(f, n_score, threshold_q)
-    return fam
-
-
-def level_tasks(fam, n_score, threshold_q):
-    keys = [l.key for l in fam.labels]
-    quota = -(-fam.items_per_task // len(keys))          # ceil(items / levels) per level
-    tasks = []
-    for v in range(n_score):
-        crit = [l.descs[v % len(l.descs)] for l in fam.labels]
-        tasks.append(Task(f"{fam.id}-score{v}", fam, "score", fam.score_q[v % len(fam.score_q)], crit,
-                          keys.index, keys, custom_gen=task_source(fam, quota)))
-    for j, (thr, q) in enumerate(threshold_q):
-        above, below = keys[thr:], keys[:thr]
-        w = [1.0 / len(below)] * len(below) + [1.0 / len(above)] * len(above)
-        tasks.append(Task(f"{fam.id}-noul-ge{thr}-{j}", fam, "noul", q, None,
-                          (lambda ab: (lambda k: k in ab))(set(above)), keys, w, custom_gen=task_source(fam)))
-    return tasks
+    quota = -(-items // len(labels))          # ceil(items / levels) per level
+    return Family(id=fid, domain=domain, labels=labels, choice_q=["-"], ordered=True, n_choice=0, n_score=n_score,
+                  score_q=score_q, threshold_q=threshold_q, items_per_task=items,
+                  task_source=lambda t: task_source(t.family, quota if t.qtype == "score" else None), **kw)
 
 
 def task_source(fam, quota=None):
