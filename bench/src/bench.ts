@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { usableCores } from '../../service/src/config.js';
+import { loadConfig, usableCores } from '../../service/src/config.js';
 import ort from 'onnxruntime-node';
 import { pack, sessionOptions } from '../../service/src/engine/backend.js';
 import { Checkpoint } from '../../service/src/engine/checkpoint.js';
@@ -41,6 +41,8 @@ const SECONDS = Number(args.seconds);
 const MODELS = path.resolve(here, '../../service/.cache/fixtures');
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
 const threads = usableCores();
+// The server below inherits this environment, so its batcher settings are these.
+const batching = loadConfig(process.env).engine;
 
 const WORDS = 'the customer wrote that their order arrived late and the package was damaged so they want a refund or a replacement as soon as possible because the item was a gift'.split(' ');
 function state(words: number, salt: number): string {
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
   const probe = await Checkpoint.load(dir, {
     int8: false,
     threads,
-    batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
+    batcher: { tokenBudget: batching.batchTokenBudget, maxRows: batching.batchMaxRows, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
   });
   const m = probe.manifest;
   const limits = { model: m.name, window: m.window, processedTokenCap: Number.MAX_SAFE_INTEGER };
@@ -88,7 +90,10 @@ async function main(): Promise<void> {
   // raw: a plain ONNX Runtime session in this process, same graph and thread settings as the service
   const session = await ort.InferenceSession.create(path.join(dir, m.files.model), sessionOptions(threads));
   const runRaw = (rows: Row[]) => session.run(pack(rows, probe.tokenizer.special.pad).feeds, ['logits']);
-  const batchRows = Math.max(1, Math.min(64, Math.floor(8192 / oneRow.ids.length)));
+  // The service's batch for these rows (its padded-token budget and row limit), beside a sweep of
+  // batch sizes: the best of them is the raw throughput the service is held against.
+  const batchRows = Math.max(1, Math.min(batching.batchMaxRows, Math.floor(batching.batchTokenBudget / oneRow.ids.length)));
+  const rawSizes = [...new Set([1, 2, 4, 8, 16, 32, 64, batchRows])].sort((a, b) => a - b);
   const rawThroughput = async (size: number) => {
     const batch = Array.from({ length: size }, () => oneRow);
     await runRaw(batch);
@@ -100,8 +105,13 @@ async function main(): Promise<void> {
     }
     return rows / ((performance.now() - start) / 1000);
   };
-  const raw = { single: await rawThroughput(1), batched: await rawThroughput(batchRows) };
-  const rawRowsPerSec = Math.max(raw.single, raw.batched);
+  // One run of the largest batch first: ONNX Runtime's memory arena then has its full size, so the
+  // sweep's first (smallest) sizes are not charged for its growth.
+  await runRaw(Array.from({ length: rawSizes.at(-1)! }, () => oneRow));
+  const raw: { rows: number; rowsPerSec: number }[] = [];
+  for (const rows of rawSizes) raw.push({ rows, rowsPerSec: await rawThroughput(rows) });
+  const rawRowsPerSec = Math.max(...raw.map((r) => r.rowsPerSec));
+  const rawServiceBatch = raw.find((r) => r.rows === batchRows)!.rowsPerSec;
 
   // The 32-question call sits at the processed-token cap: the longest state whose 32 rows still fit it.
   const cap = m.processed_token_cap;
@@ -162,6 +172,15 @@ async function main(): Promise<void> {
       });
     for (let i = 0; i < 5; i++) await call(state(stateWords, i), { q: noul });
 
+    const timeGet = (target: string) =>
+      new Promise<number>((resolve, reject) => {
+        const t0 = performance.now();
+        http.get(target, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(performance.now() - t0));
+        }).on('error', reject);
+      });
+
     /** Calls per second from `clients` concurrent sequential clients for SECONDS. */
     const callsPerSec = async (clients: number, send: (c: number, i: number) => Promise<unknown>) => {
       let done = 0;
@@ -205,26 +224,36 @@ async function main(): Promise<void> {
       model32.push(await timeRaw(rows32));
       http32.push((await call(state32, manyQuestions)).ms);
     }
+    // The floor under `outside`: a GET /livez (no auth, no body, no model) right after a model run,
+    // when both processes' caches hold the model's data rather than the HTTP path's.
+    const floor: number[] = [];
+    for (let i = 0; i < Math.max(20, Number(args['latency-samples']) / 2); i++) {
+      await timeRaw([oneRow]);
+      floor.push(await timeGet(`${url}/livez`));
+    }
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0);
 
     const tokensPerRow = oneRow.ids.length;
     const best = Math.max(...throughput.map((t) => t.rowsPerSec));
     console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}), ${threads} ORT threads, ${os.cpus().length} cores`);
-    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; raw batch ${batchRows} rows; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
+    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
     console.log('| path | clients | rows/s | tokens/s | ratio to best raw |');
     console.log('|---|---|---|---|---|');
-    for (const [label, value] of [['1 row per run', raw.single], [`${batchRows} rows per run`, raw.batched]] as const) {
-      console.log(`| raw ONNX Runtime, ${label} | – | ${value.toFixed(1)} | ${(value * tokensPerRow).toFixed(0)} | ${(value / rawRowsPerSec).toFixed(2)} |`);
+    for (const { rows, rowsPerSec } of raw) {
+      const label = `${rows} ${rows === 1 ? 'row' : 'rows'} per run${rows === batchRows ? ' (the service\'s batch)' : ''}`;
+      console.log(`| raw ONNX Runtime, ${label} | – | ${rowsPerSec.toFixed(1)} | ${(rowsPerSec * tokensPerRow).toFixed(0)} | ${(rowsPerSec / rawRowsPerSec).toFixed(2)} |`);
     }
     for (const t of throughput) {
       console.log(`| HTTP end to end | ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |`);
     }
-    console.log(`\nsaturation ratio (best HTTP / best raw): ${(best / rawRowsPerSec).toFixed(2)}\n`);
+    console.log(`\nsaturation ratio, best HTTP / raw on the service's own batch (${batchRows} rows): ${(best / rawServiceBatch).toFixed(2)}`);
+    console.log(`saturation ratio, best HTTP / fastest raw batch size of the sweep: ${(best / rawRowsPerSec).toFixed(2)}\n`);
     console.log('| call | model p50 | HTTP p50 | HTTP p99 | added at p50 |');
     console.log('|---|---|---|---|---|');
     console.log(`| 1 question | ${ms(percentile(model1, 50))} | ${ms(percentile(http1, 50))} | ${ms(percentile(http1, 99))} | ${ms(percentile(http1, 50) - percentile(model1, 50))} |`);
     console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
     printPhases(phases1, http1);
+    console.log(`HTTP floor: GET /livez right after a model run, p50 ${ms(percentile(floor, 50))} (part of every call's \`outside\`)`);
     const rawCapCallsPerSec = 1000 / percentile(model32, 50);
     console.log(
       `\nat the processed-token cap (${cap}): 32-question calls costing ${cost32} processed tokens, 4 clients: ` +

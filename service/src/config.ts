@@ -163,7 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     engine: {
       maxQuestions: 32,
       threads: int(env, 'STRUCTQA_THREADS', usableCores()),
-      batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 8192),
+      batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 2048),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),

@@ -25,7 +25,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Manifest, OptionBucket, QuestionType, TemperatureTable } from '../engine/manifest.js';
 import { readManifest } from '../engine/manifest.js';
-import { HfTokenizer } from '../engine/tokenizer.js';
+import { CheckpointTokenizer } from '../engine/tokenizer.js';
 import ort from 'onnxruntime-node';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
@@ -495,7 +495,7 @@ function calibrationFrom(config: LayaConfig | undefined): { table: Manifest['cal
 
 async function verifyCheckpoint(dir: string, manifest: Manifest): Promise<void> {
   try {
-    HfTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
+    await CheckpointTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
   } catch (e) {
     throw new PullError(`${manifest.files.tokenizer}: does not load with the manifest's special tokens (${errorText(e)})`);
   }

@@ -8,7 +8,7 @@ import { Batcher, type BatcherOptions, type BatchStats } from './batcher.js';
 import { buildHeads, type QuestionHead } from './layout.js';
 import { readManifest, type Manifest } from './manifest.js';
 import type { Question } from './render.js';
-import { HfTokenizer, type TextTokenizer } from './tokenizer.js';
+import { CheckpointTokenizer, type TextTokenizer } from './tokenizer.js';
 
 const HEAD_CACHE_SIZE = 2048;
 
@@ -29,7 +29,7 @@ export class Checkpoint {
     opts: { int8: boolean; threads: number; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
   ): Promise<Checkpoint> {
     const manifest = readManifest(dir);
-    const tokenizer = HfTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
+    const tokenizer = await CheckpointTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
     let file = manifest.files.model;
     if (opts.int8) {
       if (!manifest.files.model_int8) throw new Error(`${manifest.name}: int8 requested but the manifest has no model_int8`);

@@ -1,8 +1,19 @@
 /**
- * A checkpoint's tokenizer: Hugging Face `tokenizers` (native) loaded from the checkpoint's
- * tokenizer.json, used without its post-processor: the layout adds the special tokens itself.
+ * A checkpoint's tokenizer, read from the checkpoint's tokenizer.json and used without its
+ * post-processor: the layout adds the special tokens itself.
+ *
+ * Two implementations of the same file, both Hugging Face's:
+ * - `tokenizers` (native, Rust through napi): the reference. Its encode is asynchronous only, so every
+ *   call pays a round trip to libuv's thread pool.
+ * - `@huggingface/tokenizers` (pure JS, synchronous): no thread hop. Used for WordPiece tokenizers
+ *   (the BERT family, the English checkpoint), where it is faster than the native call and gives the
+ *   same ids; for Unigram (the multilingual checkpoint) it is about 8× slower, so the native one stays.
+ * The JS one is taken only when it reproduces the native ids on PROBE_TEXTS at load; otherwise the
+ * native one runs (docs/performance.md, "Tokenization").
  */
-import { Tokenizer } from 'tokenizers';
+import fs from 'node:fs';
+import { Tokenizer as JsTokenizer } from '@huggingface/tokenizers';
+import { Tokenizer as NativeTokenizer } from 'tokenizers';
 import type { Manifest } from './manifest.js';
 
 // The service parallelises across calls (the batcher), not inside one text: the native library's own
@@ -25,13 +36,34 @@ export interface TextTokenizer {
   encode(texts: string[]): Promise<number[][]>;
 }
 
-export class HfTokenizer implements TextTokenizer {
+export type TokenizerImplementation = 'native' | 'js';
+
+/** Texts the JS implementation must tokenize exactly as the native one before it is used. */
+export const PROBE_TEXTS: readonly string[] = [
+  'I was charged twice for my subscription this month, order #A-1234 (EUR 49.99).',
+  'Café déjà vu: naïve façade, Ångström, Straße, İstanbul, ǅ, ﬁne ＡＢＣ１２３.',
+  'e\u0301 composed vs é; zero\u200bwidth\u200djoiner; soft\u00adhyphen; nbsp\u00a0here; \ufeffbom',
+  'tabs\tand\r\nnewlines\u2028line\u2029para \u0000\u0007\u001f controls \u0085 \ufffd',
+  '日本語のテキスト、中文文本，한국어 텍스트 ภาษาไทย العربية עברית Ελληνικά русский हिन्दी',
+  'emoji 👩‍👩‍👧 🇫🇷 ✅ 🙂 ♥︎ and symbols ™ © ® ° ± ≤ ≥ → ∞ € £ ¥ ₹',
+  '{"user":"jane.doe@example.com","ip":"10.0.0.1","url":"https://x.io/a?b=c&d=e","uuid":"123e4567-e89b-12d3-a456-426614174000"}',
+  'x'.repeat(150) + ' ' + 'supercalifragilisticexpialidocious'.repeat(4),
+  "  leading and   repeated   spaces, don't stop; it's O'Brien's (ok)?!... [brackets] {braces} <angle> `code` ~tilde~",
+  'special tokens as text: a [CLS] b [SEP] c [PAD] d [UNK] e [cls] x[SEP]y',
+  'UPPER lower MiXeD 3.14159 1,000,000 2026-11-24T11:27:22Z v1.2.3-rc.4 C++ C# F# .NET node_modules/__init__.py',
+];
+
+export class CheckpointTokenizer implements TextTokenizer {
   readonly special: SpecialIds;
   readonly maskText: string;
 
-  private constructor(private readonly tokenizer: Tokenizer, manifest: Manifest) {
+  private constructor(
+    private readonly native: NativeTokenizer,
+    private readonly js: JsTokenizer | undefined,
+    manifest: Manifest,
+  ) {
     const id = (token: string): number => {
-      const value = tokenizer.tokenToId(token);
+      const value = native.tokenToId(token);
       if (value === null || value === undefined) {
         throw new Error(`${manifest.name}: special token ${JSON.stringify(token)} is not in tokenizer.json`);
       }
@@ -42,18 +74,46 @@ export class HfTokenizer implements TextTokenizer {
     this.maskText = s.mask;
   }
 
-  static fromFile(file: string, manifest: Manifest): HfTokenizer {
-    const tokenizer = Tokenizer.fromFile(file);
-    tokenizer.disableTruncation();
-    tokenizer.disablePadding();
-    return new HfTokenizer(tokenizer, manifest);
+  /** Which implementation encodes (see the module comment). */
+  get implementation(): TokenizerImplementation {
+    return this.js ? 'js' : 'native';
+  }
+
+  /**
+   * Loads tokenizer.json; `prefer: 'native'` keeps the reference implementation whatever the model
+   * type (the equivalence tests compare the two through it).
+   */
+  static async fromFile(file: string, manifest: Manifest, opts: { prefer?: TokenizerImplementation } = {}): Promise<CheckpointTokenizer> {
+    const native = NativeTokenizer.fromFile(file);
+    native.disableTruncation();
+    native.disablePadding();
+    const nativeOnly = new CheckpointTokenizer(native, undefined, manifest);
+    if (opts.prefer === 'native') return nativeOnly;
+    const json = JSON.parse(fs.readFileSync(file, 'utf8')) as { model?: { type?: string } };
+    if (json.model?.type !== 'WordPiece') return nativeOnly;
+    let candidate: CheckpointTokenizer;
+    try {
+      candidate = new CheckpointTokenizer(native, new JsTokenizer(json as object, {}), manifest);
+    } catch {
+      return nativeOnly; // a component the JS implementation does not know
+    }
+    return (await agreeOnProbes(nativeOnly, candidate)) ? candidate : nativeOnly;
   }
 
   async encode(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
-    // The native encoder rejects lone surrogates; they carry no text, so they read as U+FFFD.
+    // The native encoder rejects lone surrogates; they carry no text, so they read as U+FFFD (both ways).
     const clean = texts.map((t) => t.toWellFormed());
-    const encodings = await this.tokenizer.encodeBatch(clean, { addSpecialTokens: false });
+    if (this.js) return clean.map((t) => this.js!.encode(t, { add_special_tokens: false }).ids);
+    const encodings = await this.native.encodeBatch(clean, { addSpecialTokens: false });
     return encodings.map((e) => e.getIds());
   }
+}
+
+/** Whether two tokenizers give the same ids for every probe text (and the same special ids). */
+export async function agreeOnProbes(reference: TextTokenizer, candidate: TextTokenizer, probes: readonly string[] = PROBE_TEXTS): Promise<boolean> {
+  const same = (a: number[], b: number[]) => a.length === b.length && a.every((id, j) => id === b[j]);
+  const [expected, got] = await Promise.all([reference.encode([...probes]), candidate.encode([...probes])]);
+  const specials = (t: TextTokenizer) => [t.special.cls, t.special.sep, t.special.mask, t.special.pad];
+  return same(specials(reference), specials(candidate)) && expected.every((ids, i) => same(ids, got[i]!));
 }

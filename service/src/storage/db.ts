@@ -68,16 +68,18 @@ class Mutex {
   }
 }
 
-function toSqlite(sql: string, params: unknown[]): { sql: string; params: unknown[] } {
-  const ordered: unknown[] = [];
+/** `$n` placeholders → `?`, and which parameter each `?` takes (a `$n` may repeat). */
+function toSqlite(sql: string): { text: string; order: number[] } {
+  const order: number[] = [];
   const text = sql.replace(/\$(\d+)/g, (_m, n: string) => {
-    ordered.push(params[Number(n) - 1]);
+    order.push(Number(n) - 1);
     return '?';
   });
-  return {
-    sql: text,
-    params: ordered.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p === undefined ? null : p)),
-  };
+  return { text, order };
+}
+
+function sqliteValue(p: unknown): unknown {
+  return typeof p === 'boolean' ? (p ? 1 : 0) : p === undefined ? null : p;
 }
 
 /** One mutex per SQLite file per process: connections of one process never wait on each other's locks. */
@@ -86,7 +88,9 @@ const fileMutexes = new Map<string, Mutex>();
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   private readonly mutex: Mutex;
-  private readonly statements = new Map<string, Database.Statement>();
+  /** Prepared statements by their SQL as written ($n placeholders), with the order of their parameters. */
+  private readonly statements = new Map<string, { stmt: Database.Statement; order: number[] }>();
+  private readonly control: Record<'begin' | 'commit' | 'rollback', Database.Statement>;
   private inTx = false;
 
   private constructor(
@@ -101,6 +105,7 @@ export class SqliteDb implements Db {
       fileMutexes.set(key, m);
     }
     this.mutex = m;
+    this.control = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
   }
 
   static open(file: string): SqliteDb {
@@ -114,14 +119,15 @@ export class SqliteDb implements Db {
   }
 
   private runNow<T extends Row>(sql: string, params: unknown[]): T[] {
-    const c = toSqlite(sql, params);
-    let stmt = this.statements.get(c.sql);
-    if (!stmt) {
-      stmt = this.db.prepare(c.sql);
-      this.statements.set(c.sql, stmt);
+    let compiled = this.statements.get(sql);
+    if (!compiled) {
+      const { text, order } = toSqlite(sql);
+      compiled = { stmt: this.db.prepare(text), order };
+      this.statements.set(sql, compiled);
     }
-    if (stmt.reader) return stmt.all(...c.params) as T[];
-    stmt.run(...c.params);
+    const args = compiled.order.map((i) => sqliteValue(params[i]));
+    if (compiled.stmt.reader) return compiled.stmt.all(...args) as T[];
+    compiled.stmt.run(...args);
     return [];
   }
 
@@ -132,15 +138,15 @@ export class SqliteDb implements Db {
   tx<T>(fn: (q: Queryer) => Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
       if (this.inTx) throw new Error('nested transaction');
-      this.db.exec('BEGIN IMMEDIATE');
+      this.control.begin.run();
       this.inTx = true;
       const q: Queryer = { dialect: 'sqlite', query: async <R extends Row>(s: string, p: unknown[] = []) => this.runNow<R>(s, p) };
       try {
         const out = await fn(q);
-        this.db.exec('COMMIT');
+        this.control.commit.run();
         return out;
       } catch (err) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        if (this.db.inTransaction) this.control.rollback.run();
         throw err;
       } finally {
         this.inTx = false;
