@@ -9,7 +9,7 @@
  *   (the BERT family, the English checkpoint), where it is faster than the native call and gives the
  *   same ids; for Unigram (the multilingual checkpoint) it is about 8× slower, so the native one stays.
  * The JS one is taken only when it reproduces the native ids on PROBE_TEXTS at load; otherwise the
- * native one runs (docs/performance.md, "Tokenization").
+ * native one runs. Which one runs is shown per checkpoint in /readyz (docs/performance.md, 2026-11-24).
  */
 import fs from 'node:fs';
 import { Tokenizer as JsTokenizer } from '@huggingface/tokenizers';
@@ -34,6 +34,8 @@ export interface TextTokenizer {
   readonly maskText: string;
   /** Token ids of each text, no special tokens added. */
   encode(texts: string[]): Promise<number[][]>;
+  /** Which implementation encodes, for /readyz. */
+  readonly implementation?: string;
 }
 
 export type TokenizerImplementation = 'native' | 'js';

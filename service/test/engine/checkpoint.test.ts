@@ -72,6 +72,17 @@ test('exact accounting: the reported room is the longest state that is accepted'
   }
 });
 
+test('the status (/readyz) names the tokenizer each checkpoint encodes with', async () => {
+  const engine = await engineFor();
+  try {
+    const tokenizer = (name: string) => (engine.status.checkpoints[name] as { tokenizer: string }).tokenizer;
+    assert.equal(tokenizer('core-0.3.20'), 'js');
+    assert.equal(tokenizer('core-multilingual-0.3.20'), 'native');
+  } finally {
+    await engine.close();
+  }
+});
+
 test('int8 is opt-in per checkpoint: the engine runs the int8 graph only when configured, and says so', async () => {
   const fp32 = await engineFor(false);
   const int8 = await engineFor(true);
