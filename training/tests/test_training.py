@@ -79,11 +79,12 @@ def _checkpoints():
 NODE_SCRIPT = r"""
 import fs from 'node:fs';
 import { buildHeads, tokenizeState } from './src/engine/layout.ts';
-import { HfTokenizer } from './src/engine/tokenizer.ts';
+import { CheckpointTokenizer } from './src/engine/tokenizer.ts';
 const job = JSON.parse(fs.readFileSync(process.argv[1], 'utf8'));
 const out = [];
 for (const c of job.checkpoints) {
-  const tok = HfTokenizer.fromFile(c.tokenizer, { name: 'parity', special_tokens: c.special });
+  // the implementation the service picks (the synchronous JS one for WordPiece tokenizers)
+  const tok = await CheckpointTokenizer.fromFile(c.tokenizer, { name: 'parity', special_tokens: c.special });
   const heads = await buildHeads(tok, job.questions);
   const states = [];
   for (const s of job.states) states.push(await tokenizeState(tok, s));
