@@ -86,12 +86,13 @@ export class CheckpointTokenizer implements TextTokenizer {
    * type (the equivalence tests compare the two through it).
    */
   static async fromFile(file: string, manifest: Manifest, opts: { prefer?: TokenizerImplementation } = {}): Promise<CheckpointTokenizer> {
-    const native = NativeTokenizer.fromFile(file);
+    const text = fs.readFileSync(file, 'utf8'); // read once: both implementations load from it
+    const native = NativeTokenizer.fromString(text);
     native.disableTruncation();
     native.disablePadding();
     const nativeOnly = new CheckpointTokenizer(native, undefined, manifest);
     if (opts.prefer === 'native') return nativeOnly;
-    const json = JSON.parse(fs.readFileSync(file, 'utf8')) as { model?: { type?: string } };
+    const json = JSON.parse(text) as { model?: { type?: string } };
     if (json.model?.type !== 'WordPiece') return nativeOnly;
     let candidate: CheckpointTokenizer;
     try {
