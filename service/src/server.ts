@@ -4,6 +4,7 @@
  * and become ready. `stop()` stops accepting, lets in-flight calls finish, then closes the engine.
  */
 import fs from 'node:fs';
+import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Gate } from './accounts/types.js';
 import type { Config } from './config.js';
@@ -65,6 +66,11 @@ export async function startService(config: Config, parts: ServiceParts): Promise
   const engine = createEngine(config, metrics);
   const router = new ModelRouter(config.models);
   const app = await buildApp({ config, engine, router, gate: parts.gate, metrics, plugins: parts.plugins, logger: parts.logger, loggerInstance: parts.loggerInstance });
+  const connections = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -89,7 +95,12 @@ export async function startService(config: Config, parts: ServiceParts): Promise
     (stopping ??= (async () => {
       // Stop accepting and wait for in-flight requests. Keep-alive connections that go idle after
       // their last response would otherwise hold the close until their timeout: close them as they idle.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      // So would a connection that has not sent a byte yet (HTTP clients open spare ones): Node counts
+      // it as awaiting its headers, which closeIdleConnections leaves open, so close those too.
+      const sweep = setInterval(() => {
+        app.server.closeIdleConnections();
+        for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+      }, 100);
       try {
         await app.close();
       } finally {

@@ -3,36 +3,60 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startServer } from '../helpers/server.js';
 
+const CHECKPOINT = 'core-0.3.20';
+
 test('an abandoned queued call is not run and not charged', async () => {
-  const server = await startServer();
+  // A budget of 800 padded tokens cuts the busy calls' 64 short rows into several batches and keeps
+  // the abandoned call's long row (over 400 tokens) out of all of them: it can only run after the
+  // last busy row, so it is still queued when its client hangs up, however fast the host is.
+  const server = await startServer({ env: { STRUCTQA_BATCH_TOKEN_BUDGET: '800', LOG_LEVEL: 'info' } });
   try {
-    const headers = { authorization: `Bearer ${server.firstKey}`, 'content-type': 'application/json' };
+    const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+    const usage = async (key: string) =>
+      (await (await fetch(`${server.url}/v1/usage`, { headers: auth(key) })).json()) as { requests: number; reserved: number };
+    const queuedRows = async () => {
+      const body = (await (await fetch(`${server.url}/readyz`)).json()) as { checkpoints: Record<string, { queued_rows: number }> };
+      return body.checkpoints[CHECKPOINT]!.queued_rows;
+    };
+    const waitUntil = async (check: () => Promise<boolean>, what: string) => {
+      const until = Date.now() + 30_000;
+      while (!(await check())) {
+        if (Date.now() > until) throw new Error(`timed out waiting until ${what}`);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    };
+
     const many = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`q${i}`, { type: 'noul', instructions: `Statement ${i}?` }]));
-    const slow = JSON.stringify({ state: 'A parcel arrived late and damaged. '.repeat(5), questions: many });
-    // occupy the backend with two big calls so that the next call waits in the queue
-    const busy = [fetch(`${server.url}/v1/systemone`, { method: 'POST', headers, body: slow }), fetch(`${server.url}/v1/systemone`, { method: 'POST', headers, body: slow })];
-    await new Promise((r) => setTimeout(r, 100));
+    const short = JSON.stringify({ state: 'A parcel arrived late and damaged. '.repeat(5), questions: many });
+    const busy = [1, 2].map(() => fetch(`${server.url}/v1/systemone`, { method: 'POST', headers: auth(server.firstKey), body: short }));
+    await waitUntil(async () => (await queuedRows()) > 0, 'busy rows wait behind a running batch');
+
+    // The abandoned call comes from its own account, so that account's reservation shows when the call is admitted.
+    const callerKey = await server.createKey();
     const gone = new AbortController();
     const abandoned = fetch(`${server.url}/v1/systemone`, {
       method: 'POST',
-      headers,
-      body: JSON.stringify({ state: 'This caller will hang up.', questions: { q: { type: 'noul', instructions: 'Anyone there?' } } }),
+      headers: auth(callerKey),
+      body: JSON.stringify({ state: 'This caller explains at length and then hangs up. '.repeat(30), questions: { q: { type: 'noul', instructions: 'Anyone there?' } } }),
       signal: gone.signal,
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(async () => (await usage(callerKey)).reserved > 0, 'the abandoned call is admitted');
+    assert.ok((await queuedRows()) > 1, 'busy rows are still queued ahead of the abandoned row');
     gone.abort();
     await assert.rejects(abandoned);
-    for (const res of await Promise.all(busy)) assert.equal(res.status, 200);
-    await new Promise((r) => setTimeout(r, 300));
-    const usage = (await (await fetch(`${server.url}/v1/usage`, { headers })).json()) as { requests: number; reserved: number };
-    assert.equal(usage.requests, 2, 'only the two answered calls are charged');
-    assert.equal(usage.reserved, 0, 'the abandoned call released its reservation');
+
+    for (const res of await Promise.all(busy)) {
+      assert.equal(res.status, 200);
+      await res.text(); // read the answer: an unread body keeps its call in flight and holds the server's shutdown
+    }
+    await waitUntil(async () => (await usage(callerKey)).reserved === 0, 'the abandoned call released its reservation');
+    assert.equal((await usage(callerKey)).requests, 0, 'the abandoned call is not charged');
+    assert.equal((await usage(server.firstKey)).requests, 2, 'the two answered calls are charged');
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    const rows = /structqa_batch_rows_count\{checkpoint="core-0.3.20"\} (\d+)/.exec(metrics);
-    const runRows = /structqa_batch_rows_sum\{checkpoint="core-0.3.20"\} (\d+)/.exec(metrics);
-    assert.ok(rows && runRows, metrics.slice(0, 500));
-    assert.equal(Number(runRows![1]), 64, 'the model ran the 64 rows of the answered calls and not the abandoned row');
+    const runRows = new RegExp(`structqa_batch_rows_sum\\{checkpoint="${CHECKPOINT}"\\} (\\d+)`).exec(metrics);
+    assert.ok(runRows, metrics.slice(0, 500));
+    assert.equal(Number(runRows[1]), 64, 'the model ran the 64 rows of the answered calls and not the abandoned row');
   } finally {
-    await server.stop();
+    const t = Date.now(); await server.stop(); console.log('stop ms', Date.now() - t); console.log(server.output().split('\n').filter(l => l.includes('DBG')).join('\n'));
   }
 });

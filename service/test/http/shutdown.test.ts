@@ -1,5 +1,6 @@
 /** Graceful shutdown: SIGTERM stops accepting, lets in-flight calls finish and charge, then exits 0. */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { test } from 'node:test';
 import { startServer } from '../helpers/server.js';
 
@@ -21,4 +22,15 @@ test('SIGTERM finishes in-flight calls before the process exits', async () => {
   }
   assert.equal(await exited, 0, server.output());
   await assert.rejects(fetch(`${server.url}/livez`));
+});
+
+test('a connection that has not sent a request does not hold the stop', async () => {
+  const server = await startServer();
+  const silent = net.connect(server.port, '127.0.0.1');
+  await new Promise((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+  const closed = new Promise((resolve) => silent.once('close', resolve));
+  silent.on('error', () => {});
+  // Exit code 0 is a clean stop; the grace period running out exits 1.
+  assert.equal(await server.stop('SIGTERM'), 0, server.output());
+  await closed;
 });
