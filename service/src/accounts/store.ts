@@ -388,7 +388,10 @@ export class AccountStore {
       );
       const charged = inserted[0] ? c.processedTokens : 0;
       if (charged || reserved) {
-        await q.query('INSERT INTO account_periods (account_id, period, used, reserved) VALUES ($1, $2, 0, 0) ON CONFLICT DO NOTHING', [c.accountId, period]);
+        // reserve() created the period's row; only a call whose reservation expired may need it again.
+        if (!gone[0]) {
+          await q.query('INSERT INTO account_periods (account_id, period, used, reserved) VALUES ($1, $2, 0, 0) ON CONFLICT DO NOTHING', [c.accountId, period]);
+        }
         await q.query('UPDATE account_periods SET used = used + $3, reserved = reserved - $4 WHERE account_id = $1 AND period = $2', [
           c.accountId,
           period,

@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
+import { requestArrivals } from '../engine/timing.js';
 import { NotFound, PayloadTooLarge } from '../errors.js';
 import type { IncomingMessage } from 'node:http';
 import type { ModelRouter } from '../routing/models.js';
@@ -51,6 +52,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
     },
   });
+
+  // The moment a request reaches JavaScript, before Fastify routes it: the start of its Server-Timing.
+  app.server.prependListener('request', (raw) => requestArrivals.set(raw, performance.now()));
 
   // Earlier clients always send JSON; accept a body whatever its declared type and parse it as JSON.
   app.removeContentTypeParser('text/plain');

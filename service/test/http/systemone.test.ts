@@ -3,6 +3,7 @@
  * (random weights: these tests check mechanics and wire shapes, not answer quality).
  */
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { testApp, type TestApp } from '../helpers/app.js';
 import type { FixtureGate } from '../helpers/gate.js';
@@ -46,11 +47,36 @@ describe('answers', () => {
     const res = await call({ model: 'legacy-latest', state: 'The invoice page crashes on open.', questions });
     assert.equal(res.status, 200);
     const phases = parseServerTiming(String(res.headers['server-timing']));
-    const order = ['auth', 'parse', 'route', 'tokenize', 'admit', 'queue', 'model', 'hop', 'answer', 'record', 'total'];
+    const order = ['receive', 'auth', 'parse', 'route', 'tokenize', 'admit', 'queue', 'model', 'hop', 'answer', 'record', 'total'];
     assert.deepEqual(String(res.headers['server-timing']).split(', ').map((p) => p.split(';')[0]), order);
     assert.ok(phases.model! > 0, 'the fixture model takes measurable time');
     const parts = sum(phases) - phases.total!;
     assert.ok(parts <= phases.total! + 0.01 && parts > phases.total! - 1, `phases ${parts} vs total ${phases.total}`);
+  });
+
+  test('over a real connection, Server-Timing starts when the request reaches the server (receive)', async () => {
+    const live = await testApp();
+    // A root hook runs before the route's own, as Fastify's routing does; this one takes at least 5 ms.
+    live.app.addHook('onRequest', async () => {
+      const until = performance.now() + 5;
+      while (performance.now() < until);
+    });
+    try {
+      await live.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = live.app.server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/v1/systemone`, {
+        method: 'POST',
+        headers: { ...live.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ state: 'The invoice page crashes on open.', questions }),
+      });
+      assert.equal(res.status, 200);
+      const phases = parseServerTiming(res.headers.get('server-timing') ?? '');
+      assert.ok(phases.receive! >= 5, `receive ${phases.receive} ms holds the work done before the route's hooks`);
+      const parts = sum(phases) - phases.total!;
+      assert.ok(parts <= phases.total! + 0.01 && parts > phases.total! - 1, `phases ${parts} vs total ${phases.total}`);
+    } finally {
+      await live.close();
+    }
   });
 
   test('noul, choice and score answers have the exact contract shapes', async () => {

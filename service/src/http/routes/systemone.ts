@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Account, Gate } from '../../accounts/types.js';
 import type { Config } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
-import { CallTiming } from '../../engine/timing.js';
+import { CallTiming, requestArrivals } from '../../engine/timing.js';
 import type { Question } from '../../engine/render.js';
 import { ClientGone } from '../../engine/batcher.js';
 import { TooManyQuestions } from '../../errors.js';
@@ -40,7 +40,8 @@ export async function systemOneRoutes(
       },
       // Authentication comes first: a call without a valid key learns nothing about its body.
       onRequest: async (request) => {
-        request.timing = new CallTiming();
+        request.timing = new CallTiming(requestArrivals.get(request.raw));
+        request.timing.mark('receive');
         request.account = await gate.authenticate(request.headers.authorization);
         request.timing.mark('auth');
       },
