@@ -11,7 +11,7 @@
  * The client is a keep-alive `node:http` agent, the leanest HTTP client Node has, so that what the
  * latency table adds over the model is the service's time, not the client's.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -124,33 +124,36 @@ async function main(): Promise<void> {
   await probe.close();
 
   // ---- the real service in its own process
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-bench-'));
   // fixture-tiny is served under the English checkpoint's name from a folder of its own
   const envDirs: Record<string, string> = { STRUCTQA_ENGLISH_DIR: dir, STRUCTQA_MULTILINGUAL_DIR: 'fixture-multilingual' };
   if (args.checkpoint === 'fixture-tiny') {
-    const tinyDir = path.join(dataDir, 'tiny-as-english');
+    const tinyDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-bench-')), 'tiny-as-english');
     await buildFixture('tiny', tinyDir, { name: 'core-0.3.20' });
     envDirs.STRUCTQA_ENGLISH_DIR = tinyDir;
   }
-  const server = spawn(process.execPath, [BIN, 'serve'], {
-    env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,
-      STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', STRUCTQA_REQUESTS_PER_SECOND: '1000000',
-      STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000', STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
-      ...envDirs,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  try {
+  const model = 'core-0.3.20';
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const launched: ChildProcess[] = [];
+  /** `structqa serve` with no limits in the way, ready, with its first key and a call function. */
+  const launch = async (env: Record<string, string> = {}) => {
+    const port = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-bench-'));
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: {
+        ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,
+        STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', STRUCTQA_REQUESTS_PER_SECOND: '1000000',
+        STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000', STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
+        ...envDirs, ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    launched.push(child);
+    const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 600; i++) {
       if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
-    const model = 'core-0.3.20';
-    const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
     const call = (s: string, qs: Record<string, Question>) =>
       new Promise<{ ms: number; phases: Record<string, number> }>((resolve, reject) => {
         const body = JSON.stringify({ model, state: s, questions: qs });
@@ -170,6 +173,10 @@ async function main(): Promise<void> {
         req.on('error', reject);
         req.end(body);
       });
+    return { child, url, call };
+  };
+  try {
+    const { child: server, url, call } = await launch();
     for (let i = 0; i < 5; i++) await call(state(stateWords, i), { q: noul });
 
     const timeGet = (target: string) =>
@@ -219,13 +226,23 @@ async function main(): Promise<void> {
       await runRaw(rows);
       return performance.now() - t0;
     };
-    const model1: number[] = [], http1: number[] = [], model32: number[] = [], http32: number[] = [];
+    // With STRUCTQA_INLINE_MAX_TOKENS set: beside it, the same service with inline runs off (every
+    // batch crosses to the model's thread), its calls alternating with the first's. It first gets the
+    // same calls as the first had above, so that both are as warm and their databases as full.
+    const noInline = batching.inlineMaxTokens > 0 ? await launch({ STRUCTQA_INLINE_MAX_TOKENS: '0' }) : undefined;
+    if (noInline) {
+      for (const clients of [1, 8, 32]) await callsPerSec(clients, (c, i) => noInline.call(state(stateWords, c * 1000 + i), { q: noul }));
+      await callsPerSec(4, () => noInline.call(state32, manyQuestions));
+    }
+    const model1: number[] = [], http1: number[] = [], http1NoInline: number[] = [], model32: number[] = [], http32: number[] = [];
     const phases1: Record<string, number>[] = [];
     for (let i = 0; i < Number(args['latency-samples']); i++) {
       model1.push(await timeRaw([oneRow]));
+      if (noInline && i % 2 === 1) http1NoInline.push((await noInline.call(state(stateWords, i), { q: noul })).ms);
       const { ms: took, phases } = await call(state(stateWords, i), { q: noul });
       http1.push(took);
       phases1.push({ ...phases, outside: took - (phases.total ?? 0) });
+      if (noInline && i % 2 === 0) http1NoInline.push((await noInline.call(state(stateWords, i), { q: noul })).ms);
     }
     for (let i = 0; i < Math.max(5, Number(args['latency-samples']) / 4); i++) {
       model32.push(await timeRaw(rows32));
@@ -238,12 +255,12 @@ async function main(): Promise<void> {
       await timeRaw([oneRow]);
       floor.push(await timeGet(`${url}/livez`));
     }
-    const peakKb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0);
+    const peakMiB = (child: ChildProcess) => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
     const tokensPerRow = oneRow.ids.length;
     const best = Math.max(...throughput.map((t) => t.rowsPerSec));
     console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}), ${threads} ORT threads, ${os.cpus().length} cores`);
-    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
+    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows${batching.inlineMaxTokens > 0 ? `; a lone batch of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
     console.log('| path | clients | rows/s | tokens/s | ratio to best raw |');
     console.log('|---|---|---|---|---|');
     for (const { rows, rowsPerSec } of raw) {
@@ -264,6 +281,9 @@ async function main(): Promise<void> {
     console.log('| call | model p50 | HTTP p50 | HTTP p99 | added at p50 |');
     console.log('|---|---|---|---|---|');
     console.log(`| 1 question | ${ms(percentile(model1, 50))} | ${ms(percentile(http1, 50))} | ${ms(percentile(http1, 99))} | ${ms(percentile(http1, 50) - percentile(model1, 50))} |`);
+    if (noInline) {
+      console.log(`| 1 question, inline off (beside it) | ${ms(percentile(model1, 50))} | ${ms(percentile(http1NoInline, 50))} | ${ms(percentile(http1NoInline, 99))} | ${ms(percentile(http1NoInline, 50) - percentile(model1, 50))} |`);
+    }
     console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
     printPhases(phases1, http1);
     console.log(`HTTP floor: GET /livez right after a model run, p50 ${ms(percentile(floor, 50))} (part of every call's \`outside\`)`);
@@ -273,9 +293,9 @@ async function main(): Promise<void> {
         `${capCallsPerSec.toFixed(2)} calls/s = ${(capCallsPerSec * cost32).toFixed(0)} processed tokens/s ` +
         `(raw, one call after another: ${rawCapCallsPerSec.toFixed(2)} calls/s; ratio ${(capCallsPerSec / rawCapCallsPerSec).toFixed(2)})`,
     );
-    console.log(`\npeak server memory (VmHWM): ${(peakKb / 1024).toFixed(0)} MiB`);
+    console.log(`\npeak server memory (VmHWM): ${peakMiB(server).toFixed(0)} MiB${noInline ? `; the server with inline runs off: ${peakMiB(noInline.child).toFixed(0)} MiB` : ''}`);
   } finally {
-    server.kill('SIGTERM');
+    for (const child of launched) child.kill('SIGTERM');
     await session.release();
   }
 }

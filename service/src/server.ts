@@ -38,6 +38,7 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
     batcher: {
       tokenBudget: config.engine.batchTokenBudget,
       maxRows: config.engine.batchMaxRows,
+      inlineMaxTokens: config.engine.inlineMaxTokens,
       maxQueuedRows: config.engine.queueMaxRows,
       overloadedRetryMs: config.engine.overloadedRetryMs,
     },

@@ -17,6 +17,12 @@ export interface BackendResult {
 
 export interface Backend {
   run(rows: Row[]): Promise<BackendResult>;
+  /**
+   * Run on the calling thread, which it holds for the whole run. Optional; the batcher uses it for a
+   * small batch that nothing else waits behind, so a lone call skips the hops to and from the
+   * backend's own thread.
+   */
+  runInline?(rows: Row[]): Promise<BackendResult>;
   close(): Promise<void>;
 }
 
@@ -75,13 +81,28 @@ export function sessionOptions(threads: number): ort.InferenceSession.SessionOpt
 
 /**
  * ONNX Runtime (CPU) behind a worker thread: `session.run` blocks the thread that calls it, so the
- * session lives in `onnx-worker.js` and batches travel as transferred typed arrays.
+ * session lives in `onnx-worker.js` and batches travel as transferred typed arrays. With `inline`, a
+ * second session of the same graph on the calling thread serves `runInline`.
  */
 export class OnnxBackend implements Backend {
+  /** Present only when the backend was loaded with `inline`. */
+  readonly runInline?: (rows: Row[]) => Promise<BackendResult>;
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (v: BackendResult) => void; reject: (e: Error) => void; markers: number }>();
 
-  private constructor(private readonly worker: Worker, private readonly padId: number) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly padId: number,
+    private readonly inlineSession?: ort.InferenceSession,
+  ) {
+    if (inlineSession) {
+      this.runInline = async (rows) => {
+        const { feeds, markers } = pack(rows, this.padId);
+        const started = performance.now();
+        const out = await inlineSession.run(feeds, ['logits']);
+        return { logits: out.logits!.data as Float32Array, markers, modelMs: performance.now() - started };
+      };
+    }
     worker.on('message', (message: { id: number; logits?: Float32Array; modelMs?: number; error?: string }) => {
       const job = this.pending.get(message.id);
       if (!job) return;
@@ -93,7 +114,7 @@ export class OnnxBackend implements Backend {
     worker.on('exit', (code) => this.failAll(new Error(`onnxruntime worker exited with code ${code}`)));
   }
 
-  static async load(modelPath: string, padId: number, threads: number): Promise<OnnxBackend> {
+  static async load(modelPath: string, padId: number, threads: number, opts: { inline?: boolean } = {}): Promise<OnnxBackend> {
     const options = sessionOptions(threads);
     const worker = new Worker(new URL('./onnx-worker.js', import.meta.url), { workerData: { modelPath, options } });
     await new Promise<void>((resolve, reject) => {
@@ -106,7 +127,8 @@ export class OnnxBackend implements Backend {
       worker.on('message', onMessage);
       worker.once('error', reject);
     });
-    return new OnnxBackend(worker, padId);
+    const inline = opts.inline ? await ort.InferenceSession.create(modelPath, options) : undefined;
+    return new OnnxBackend(worker, padId, inline);
   }
 
   run(rows: Row[]): Promise<BackendResult> {
@@ -135,5 +157,6 @@ export class OnnxBackend implements Backend {
     this.worker.postMessage({ type: 'close' });
     await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
     await this.worker.terminate();
+    await this.inlineSession?.release();
   }
 }

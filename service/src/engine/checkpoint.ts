@@ -35,7 +35,9 @@ export class Checkpoint {
       if (!manifest.files.model_int8) throw new Error(`${manifest.name}: int8 requested but the manifest has no model_int8`);
       file = manifest.files.model_int8;
     }
-    const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads);
+    const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads, {
+      inline: (opts.batcher.inlineMaxTokens ?? 0) > 0,
+    });
     // Dynamic int8 quantises activations per tensor, so a batch-mate's values would shift a row's
     // answer; one row per run keeps answers independent of batching (contract §3) at int8's speed.
     const batcherOptions = opts.int8 ? { ...opts.batcher, maxRows: 1 } : opts.batcher;

@@ -102,7 +102,7 @@ export class Engine {
     return undefined;
   }
 
-  /** One short and one full-window row, so the first real call does not pay for lazy initialisation. */
+  /** One short and one full-window row on each session, so the first real call does not pay for lazy initialisation. */
   private async warm(checkpoint: Checkpoint): Promise<void> {
     const question: Question = { type: 'noul', instructions: 'warm-up' };
     const [head] = await checkpoint.questionHeads([question]);
@@ -115,6 +115,7 @@ export class Engine {
         processedTokenCap: Number.MAX_SAFE_INTEGER,
       });
       await checkpoint.backend.run(laidOut.rows);
+      await checkpoint.backend.runInline?.(laidOut.rows);
     }
   }
 

@@ -29,6 +29,19 @@ class RecordingBackend implements Backend {
   async close() {}
 }
 
+/** TEST FIXTURE: a RecordingBackend that can also run on the calling thread, recording which path each batch took. */
+class InlineRecordingBackend extends RecordingBackend {
+  paths: ('worker' | 'inline')[] = [];
+  override async run(rows: Row[]) {
+    this.paths.push('worker');
+    return super.run(rows);
+  }
+  async runInline(rows: Row[]) {
+    this.paths.push('inline');
+    return super.run(rows);
+  }
+}
+
 const row = (length: number, markers = 2): Row => ({ ids: new Int32Array(length), markers: Array.from({ length: markers }, (_, i) => i + 1), qtype: 2 });
 const options = { tokenBudget: 100, maxRows: 4, maxQueuedRows: 10, overloadedRetryMs: 500 };
 
@@ -126,4 +139,39 @@ test('rows of a request whose client has gone are dropped before they run', asyn
   backend.release!();
   await kept;
   assert.deepEqual(backend.batches, [[5], [6]]);
+});
+
+test('a small batch that nothing else waits behind runs inline; anything else goes to the backend thread', async () => {
+  const backend = new InlineRecordingBackend(true);
+  const batcher = new Batcher(backend, { ...options, tokenBudget: 40, inlineMaxTokens: 20 });
+  const lone = batcher.submit([row(10), row(8)]); // 2 × 10 = 20 padded tokens, nothing else queued
+  await backend.releaseNext();
+  await lone;
+  assert.deepEqual(backend.paths, ['inline']);
+
+  const big = batcher.submit([row(10), row(10), row(7)]); // 30 padded tokens > 20
+  await backend.releaseNext();
+  await big;
+  assert.deepEqual(backend.paths, ['inline', 'worker']);
+
+  // While one batch runs, 5 rows queue up; the row limit (4) cuts them into 4 + 1 rows.
+  const running = batcher.submit([row(30)]);
+  await new Promise((r) => setImmediate(r));
+  const waiting = batcher.submit([row(5), row(5), row(5), row(5), row(5)]);
+  await backend.releaseNext(); // the 30-token row: 30 > 20, backend thread
+  await running;
+  await backend.releaseNext(); // 4 of the 5 rows, with one left behind them: backend thread
+  await backend.releaseNext(); // the last row, alone and small: inline
+  await waiting;
+  assert.deepEqual(backend.batches.slice(2), [[30], [5, 5, 5, 5], [5]]);
+  assert.deepEqual(backend.paths, ['inline', 'worker', 'worker', 'worker', 'inline']);
+});
+
+test('no batch runs inline when the limit is 0 or the backend cannot run inline', async () => {
+  const off = new InlineRecordingBackend();
+  await new Batcher(off, { ...options, inlineMaxTokens: 0 }).submit([row(5)]);
+  assert.deepEqual(off.paths, ['worker']);
+  const plain = new RecordingBackend();
+  await new Batcher(plain, { ...options, inlineMaxTokens: 1000 }).submit([row(5)]);
+  assert.deepEqual(plain.batches, [[5]]);
 });
