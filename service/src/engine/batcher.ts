@@ -5,7 +5,7 @@
  * nothing starves. Rows of a request whose client has gone are dropped before they are run.
  */
 import { Overloaded, ServiceError } from '../errors.js';
-import type { Backend, BackendResult } from './backend.js';
+import type { Backend } from './backend.js';
 import type { Row } from './layout.js';
 
 export interface BatcherOptions {
@@ -141,17 +141,18 @@ export class Batcher {
     this.running = true;
     // Holding the event loop for one small run costs nobody anything when nothing else is queued;
     // calls that arrive meanwhile wait in the socket instead of in the queue.
-    const inline = lone && paddedTokens(batch) <= (this.options.inlineMaxTokens ?? 0) ? this.backend.runInline : undefined;
-    void this.runBatch(batch, inline?.bind(this.backend) ?? ((rows) => this.backend.run(rows))).finally(() => {
+    const inline = lone && this.backend.runInline !== undefined && paddedTokens(batch) <= (this.options.inlineMaxTokens ?? 0);
+    void this.runBatch(batch, inline).finally(() => {
       this.running = false;
       this.pump();
     });
   }
 
-  private async runBatch(batch: Pending[], run: (rows: Row[]) => Promise<BackendResult>): Promise<void> {
+  private async runBatch(batch: Pending[], inline: boolean): Promise<void> {
     const startedAt = performance.now();
     try {
-      const { logits, markers, modelMs } = await run(batch.map((p) => p.row));
+      const rows = batch.map((p) => p.row);
+      const { logits, markers, modelMs } = await (inline ? this.backend.runInline!(rows) : this.backend.run(rows));
       const runMs = performance.now() - startedAt;
       const info = { id: this.nextBatchId++, startedAt, runMs, modelMs: modelMs ?? runMs };
       batch.forEach((p, i) => p.resolve({ logits: logits.slice(i * markers, i * markers + p.row.markers.length), batch: info }));
