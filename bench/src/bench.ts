@@ -25,6 +25,7 @@ import { pack, sessionOptions } from '../../service/src/engine/backend.js';
 import { Checkpoint } from '../../service/src/engine/checkpoint.js';
 import { layOut, tokenizeState, type Row } from '../../service/src/engine/layout.js';
 import { parseServerTiming } from '../../service/src/engine/timing.js';
+import { detectLanguage } from '../../service/src/routing/language.js';
 import type { Question } from '../../service/src/engine/render.js';
 import { buildFixture, ensureFixtures } from '../../service/src/fixtures/index.js';
 
@@ -112,6 +113,26 @@ async function main(): Promise<void> {
   for (const rows of rawSizes) raw.push({ rows, rowsPerSec: await rawThroughput(rows) });
   const rawRowsPerSec = Math.max(...raw.map((r) => r.rowsPerSec));
   const rawServiceBatch = raw.find((r) => r.rows === batchRows)!.rowsPerSec;
+
+  // The service's own steps run on cold caches: a model run (or any idle spell) leaves the cores'
+  // caches holding other data, so a call's route and tokenize steps cost a multiple of what they
+  // cost back to back. Timed here in this process, on the same state, both ways.
+  const routeAndTokenize = async (salt: number) => {
+    const s = state(stateWords, salt);
+    const t0 = performance.now();
+    detectLanguage(s);
+    const t1 = performance.now();
+    await rowFor(s, { q: noul });
+    return [t1 - t0, performance.now() - t1] as const;
+  };
+  for (let i = 0; i < 1000; i++) await routeAndTokenize(i);
+  const backToBack: (readonly [number, number])[] = [];
+  const afterRun: (readonly [number, number])[] = [];
+  for (let i = 0; i < 300; i++) backToBack.push(await routeAndTokenize(2000 + i));
+  for (let i = 0; i < 300; i++) {
+    await runRaw([oneRow]);
+    afterRun.push(await routeAndTokenize(3000 + i));
+  }
 
   // The 32-question call sits at the processed-token cap: the longest state whose 32 rows still fit it.
   const cap = m.processed_token_cap;
@@ -226,9 +247,10 @@ async function main(): Promise<void> {
       await runRaw(rows);
       return performance.now() - t0;
     };
-    // With STRUCTQA_INLINE_MAX_TOKENS set: beside it, the same service with inline runs off (every
-    // batch crosses to the model's thread), its calls alternating with the first's. It first gets the
-    // same calls as the first had above, so that both are as warm and their databases as full.
+    // While inline runs are on (STRUCTQA_INLINE_MAX_TOKENS > 0, the default): beside it, the same
+    // service with them off (every batch crosses to the model's thread), its calls alternating with
+    // the first's. It first gets the same calls as the first had above, so that both are as warm and
+    // their databases as full.
     const noInline = batching.inlineMaxTokens > 0 ? await launch({ STRUCTQA_INLINE_MAX_TOKENS: '0' }) : undefined;
     if (noInline) {
       for (const clients of [1, 8, 32]) await callsPerSec(clients, (c, i) => noInline.call(state(stateWords, c * 1000 + i), { q: noul }));
@@ -287,6 +309,13 @@ async function main(): Promise<void> {
     console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
     printPhases(phases1, http1);
     console.log(`HTTP floor: GET /livez right after a model run, p50 ${ms(percentile(floor, 50))} (part of every call's \`outside\`)`);
+    const [hot, cold] = [backToBack, afterRun];
+    const step = (xs: (readonly [number, number])[], k: 0 | 1) => percentile(xs.map((x) => x[k]), 50);
+    console.log(
+      `cold caches: route + tokenize of one call back to back ${step(hot, 0).toFixed(2)} + ${step(hot, 1).toFixed(2)} ms, ` +
+        `right after a model run ${step(cold, 0).toFixed(2)} + ${step(cold, 1).toFixed(2)} ms ` +
+        `(×${((step(cold, 0) + step(cold, 1)) / (step(hot, 0) + step(hot, 1))).toFixed(1)}; p50, in the bench process)`,
+    );
     const rawCapCallsPerSec = 1000 / percentile(model32, 50);
     console.log(
       `\nat the processed-token cap (${cap}): 32-question calls costing ${cost32} processed tokens, 4 clients: ` +

@@ -49,9 +49,10 @@ export interface Config {
     batchMaxRows: number;
     /**
      * A lone batch (nothing else queued) of at most this many padded tokens runs on the event-loop
-     * thread with a second session of its graph, skipping the hop to the model's thread. 0 (the
-     * default): off, and no second session. Off by default because the bench measures no gain on the
-     * 2-core reference machine (docs/performance.md).
+     * thread with a second session of its graph, skipping the two thread wake-ups of the hop to the
+     * model's thread (about 0.2–0.3 ms of a 1-question call on the 2-core reference machine; the
+     * second session costs about 95 MiB per checkpoint; docs/performance.md). 0: off, and no second
+     * session.
      */
     inlineMaxTokens: number;
     /** Rows waiting per checkpoint before new calls get 529 overloaded. */
@@ -172,7 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
       threads: int(env, 'STRUCTQA_THREADS', usableCores()),
       batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 2048),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
-      inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 0),
+      inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),
       startingRetryMs: int(env, 'STRUCTQA_STARTING_RETRY_MS', 2000),
