@@ -309,12 +309,12 @@ async function main(): Promise<void> {
     console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
     printPhases(phases1, http1);
     console.log(`HTTP floor: GET /livez right after a model run, p50 ${ms(percentile(floor, 50))} (part of every call's \`outside\`)`);
-    const [hot, cold] = [backToBack, afterRun];
     const step = (xs: (readonly [number, number])[], k: 0 | 1) => percentile(xs.map((x) => x[k]), 50);
+    const [route, tokenize, routeCold, tokenizeCold] = [step(backToBack, 0), step(backToBack, 1), step(afterRun, 0), step(afterRun, 1)];
     console.log(
-      `cold caches: route + tokenize of one call back to back ${step(hot, 0).toFixed(2)} + ${step(hot, 1).toFixed(2)} ms, ` +
-        `right after a model run ${step(cold, 0).toFixed(2)} + ${step(cold, 1).toFixed(2)} ms ` +
-        `(×${((step(cold, 0) + step(cold, 1)) / (step(hot, 0) + step(hot, 1))).toFixed(1)}; p50, in the bench process)`,
+      `cold caches: route + tokenize of one call back to back ${route.toFixed(2)} + ${tokenize.toFixed(2)} ms, ` +
+        `right after a model run ${routeCold.toFixed(2)} + ${tokenizeCold.toFixed(2)} ms ` +
+        `(×${((routeCold + tokenizeCold) / (route + tokenize)).toFixed(1)}; p50, in the bench process)`,
     );
     const rawCapCallsPerSec = 1000 / percentile(model32, 50);
     console.log(
