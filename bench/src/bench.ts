@@ -225,13 +225,15 @@ async function main(): Promise<void> {
       );
       return done / ((performance.now() - start) / 1000);
     };
+    /** Client c's i-th 1-question call, each on a state of its own. */
+    const oneQuestionCalls = (send: typeof call) => (c: number, i: number) => send(state(stateWords, c * 1000 + i), { q: noul });
     // Raw on the service's own batch is timed again right before and after each HTTP phase, and each
     // phase is held against the mean of the two: on a shared machine the speed drifts over minutes,
     // and the sweep above ran well before these phases.
     const throughput: { clients: number; rowsPerSec: number; rawBeside: number }[] = [];
     let rawBefore = await rawThroughput(batchRows);
     for (const clients of [1, 8, 32]) {
-      const rowsPerSec = await callsPerSec(clients, (c, i) => call(state(stateWords, c * 1000 + i), { q: noul }));
+      const rowsPerSec = await callsPerSec(clients, oneQuestionCalls(call));
       const rawAfter = await rawThroughput(batchRows);
       throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2 });
       rawBefore = rawAfter;
@@ -253,7 +255,7 @@ async function main(): Promise<void> {
     // their databases as full.
     const noInline = batching.inlineMaxTokens > 0 ? await launch({ STRUCTQA_INLINE_MAX_TOKENS: '0' }) : undefined;
     if (noInline) {
-      for (const clients of [1, 8, 32]) await callsPerSec(clients, (c, i) => noInline.call(state(stateWords, c * 1000 + i), { q: noul }));
+      for (const clients of [1, 8, 32]) await callsPerSec(clients, oneQuestionCalls(noInline.call));
       await callsPerSec(4, () => noInline.call(state32, manyQuestions));
     }
     const model1: number[] = [], http1: number[] = [], http1NoInline: number[] = [], model32: number[] = [], http32: number[] = [];

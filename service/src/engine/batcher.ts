@@ -14,7 +14,7 @@ export interface BatcherOptions {
   /**
    * A batch of at most this many padded tokens that nothing else waits behind runs on the event-loop
    * thread (`Backend.runInline`, when the backend has it) rather than behind the hop to the backend's
-   * thread. 0: never. Default 0.
+   * thread. 0 or unset: never (the service passes `STRUCTQA_INLINE_MAX_TOKENS`).
    */
   inlineMaxTokens?: number;
   maxQueuedRows: number;
