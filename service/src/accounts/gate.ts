@@ -74,7 +74,7 @@ export interface AccountsGate extends Gate {
   createKey(account: string, opts?: { create?: boolean; limits?: LimitOverrides }): Promise<{ key: string; record: KeyRecord; account: AccountRecord; created: boolean }>;
   listKeys(account?: string): Promise<KeyRecord[]>;
   revokeKey(ref: string): Promise<KeyRecord>;
-  /** Drops expired reservations now (also done periodically and at every admission). */
+  /** Drops expired reservations now (also done periodically, and by an admission they would refuse). */
   expireStale(): Promise<number>;
   /** Authoritative totals from the database (see usageTotals). */
   totals(filter?: { accountId?: string; period?: string }): Promise<UsageTotals>;
@@ -108,7 +108,8 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
     if (first) announceFirstKey(c.firstKeyFile, first.account, first.key, log);
   }
 
-  // Expired reservations of crashed processes are also dropped at each admission of their account.
+  // Expired reservations of crashed processes are also dropped by an admission of their account that
+  // they would make fail.
   const sweepEvery = Math.max(1000, Math.min(30_000, Math.floor(c.reservationTtlMs / 2)));
   const sweeper = setInterval(() => {
     store.expireStale(clock()).catch((err: Error) => log.warn({ err: err.message }, 'reservation sweep failed'));

@@ -8,8 +8,8 @@
  * inside a transaction, so racing admissions serialise on the row and never pass together past the
  * allowance. Commit deletes the reservation and inserts the usage record and moves the tokens from
  * `reserved` to `used`, all in one transaction; release deletes the reservation and gives its tokens
- * back. Reservations carry `expires_at`; expired ones (a crashed process) are dropped inside each
- * admission for that account and by a periodic sweep, giving their tokens back.
+ * back. Reservations carry `expires_at`; expired ones (a crashed process) are dropped by a periodic
+ * sweep, and by an admission of their account that would otherwise be refused, giving their tokens back.
  */
 import type { Db, Queryer } from '../storage/db.js';
 import type { AccountLimits } from './types.js';
@@ -305,21 +305,39 @@ export class AccountStore {
     const period = periodOf(now);
     const id = 'rsv_' + randomBase62(20);
     return this.db.tx(async (q): Promise<ReserveResult> => {
-      await this.expireFor(q, accountId, now);
-      await q.query('INSERT INTO account_periods (account_id, period, used, reserved) VALUES ($1, $2, 0, 0) ON CONFLICT DO NOTHING', [
-        accountId,
-        period,
-      ]);
       const insertReservation = () =>
         q.query<{ id: string }>(
           `INSERT INTO reservations (id, account_id, period, tokens, idempotency_key, created_at, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
           [id, accountId, period, tokens, idempotencyKey ?? null, now, now + ttlMs],
         );
+      const takeAllowance = () =>
+        q.query<{ used: unknown }>(
+          `UPDATE account_periods SET reserved = reserved + $3
+           WHERE account_id = $1 AND period = $2 AND used + reserved + $3 <= $4 RETURNING used`,
+          [accountId, period, tokens, allowance],
+        );
+      // Expired reservations (of a crashed process) and the month's missing counter row only matter
+      // when a step fails: they are dealt with then, and the step is tried once more. This keeps an
+      // ordinary admission at two statements.
+      let tidied = false;
+      const tidy = async () => {
+        if (tidied) return;
+        tidied = true;
+        await this.expireFor(q, accountId, now);
+        await q.query('INSERT INTO account_periods (account_id, period, used, reserved) VALUES ($1, $2, 0, 0) ON CONFLICT DO NOTHING', [accountId, period]);
+      };
+      const orAfterTidying = async <T>(step: () => Promise<T[]>): Promise<T[]> => {
+        const rows = await step();
+        if (rows[0] || tidied) return rows;
+        await tidy();
+        return step();
+      };
+
       if (idempotencyKey !== undefined) {
         // Reservation first: it blocks (PostgreSQL: waits on) a concurrent call with the same key; then
         // the usage check sees any call with this key that committed before us.
-        const inserted = await insertReservation();
+        const inserted = await orAfterTidying(insertReservation);
         if (!inserted[0]) {
           const other = await q.query<{ expires_at: unknown }>('SELECT expires_at FROM reservations WHERE account_id = $1 AND idempotency_key = $2', [
             accountId,
@@ -337,11 +355,7 @@ export class AccountStore {
         }
         if (!inserted[0]) return { kind: 'in_progress', expiresAt: now + 1000 };
       }
-      const ok = await q.query<{ used: unknown }>(
-        `UPDATE account_periods SET reserved = reserved + $3
-         WHERE account_id = $1 AND period = $2 AND used + reserved + $3 <= $4 RETURNING used`,
-        [accountId, period, tokens, allowance],
-      );
+      const ok = await orAfterTidying(takeAllowance);
       if (!ok[0]) {
         if (idempotencyKey !== undefined) await q.query('DELETE FROM reservations WHERE id = $1', [id]);
         const c = await q.query<{ used: unknown; reserved: unknown }>('SELECT used, reserved FROM account_periods WHERE account_id = $1 AND period = $2', [

@@ -151,6 +151,30 @@ for (const backend of BACKENDS) {
       assert.deepEqual(t, { records: 2, processedTokens: 1000, counterUsed: 1000, counterReserved: 0, openReservations: 0, openReservedTokens: 0 });
     });
 
+    it('an admission drops expired reservations only when they would refuse it', async () => {
+      const acct = await fresh(1000);
+      await gate.admit(acct, { processedTokens: 500 }); // never settled
+      await gate.admit(acct, { processedTokens: 50, idempotencyKey: 'held' }); // never settled
+      now += 60_001;
+      const small = await gate.admit(acct, { processedTokens: 100 });
+      assert.equal((await gate.totals({ accountId: acct.id })).openReservations, 3, 'a call that fits leaves the expired ones to the sweep');
+      const large = await gate.admit(acct, { processedTokens: 800 }); // fits only without them
+      assert.deepEqual(await gate.totals({ accountId: acct.id }), {
+        records: 0, processedTokens: 0, counterUsed: 0, counterReserved: 900, openReservations: 2, openReservedTokens: 900,
+      });
+      await small.release();
+      await large.release();
+      // A key held only by an expired reservation is free for a retry, without any other admission first.
+      await gate.admit(acct, { processedTokens: 10, idempotencyKey: 'late' });
+      now += 60_001;
+      const retry = await gate.admit(acct, { processedTokens: 10, idempotencyKey: 'late' });
+      assert.equal(retry.replay, undefined);
+      await retry.commit(charge('late', 10));
+      assert.deepEqual(await gate.totals({ accountId: acct.id }), {
+        records: 1, processedTokens: 10, counterUsed: 10, counterReserved: 0, openReservations: 0, openReservedTokens: 0,
+      });
+    });
+
     it('the periodic sweep drops expired reservations of every account', async () => {
       const a1 = await fresh(1000);
       const a2 = await fresh(1000);
