@@ -13,8 +13,11 @@ export const DEFAULT_MODEL = 'legacy-latest';
 export interface Route {
   /** The checkpoint that will answer. */
   checkpoint: string;
-  /** ISO 639-1 code of the state, when language routing or calibration asked for it. */
-  language: string;
+  /**
+   * ISO 639-1 code of the state. Routing by language detects it at once; a call that names its
+   * checkpoint detects it only when something reads it (calibration by language does).
+   */
+  readonly language: string;
   routedBy: 'language' | 'name';
 }
 
@@ -34,8 +37,8 @@ export class ModelRouter {
 
   route(requested: string | undefined, state: unknown): Route {
     const name = requested ?? DEFAULT_MODEL;
-    const detected = detectLanguage(state);
     if (this.models.routingAliases.includes(name)) {
+      const detected = detectLanguage(state);
       return {
         checkpoint: detected.english ? this.models.englishCheckpoint : this.models.multilingualCheckpoint,
         language: detected.language,
@@ -46,7 +49,14 @@ export class ModelRouter {
     const { checkpoints, checkpointAliases } = this.models;
     const checkpoint = Object.hasOwn(checkpoints, name) ? name : Object.hasOwn(checkpointAliases, name) ? checkpointAliases[name] : undefined;
     if (!checkpoint) throw new UnknownModel(name, this.names());
-    return { checkpoint, language: detected.language, routedBy: 'name' };
+    let language: string | undefined;
+    return {
+      checkpoint,
+      routedBy: 'name',
+      get language() {
+        return (language ??= detectLanguage(state).language);
+      },
+    };
   }
 
   list(manifests: Map<string, Manifest>): ModelEntry[] {

@@ -3,9 +3,13 @@
  * (random weights: these tests check mechanics and wire shapes, not answer quality).
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { testApp, type TestApp } from '../helpers/app.js';
+import { fixtureModels } from '../helpers/checkpoints.js';
 import type { FixtureGate } from '../helpers/gate.js';
 import { parseServerTiming } from '../../src/engine/timing.js';
 
@@ -185,6 +189,37 @@ describe('routing', () => {
       assert.equal(res.body.model, expected);
     });
   }
+});
+
+describe('calibration by language', () => {
+  test("a checkpoint that calibrates by language uses the state's language, also when the call names the checkpoint", async () => {
+    // fixture-multilingual again, with a noul temperature of 5 for French states only
+    const source = path.join(await fixtureModels(), 'fixture-multilingual');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-by-language-'));
+    const manifest = JSON.parse(fs.readFileSync(path.join(source, 'manifest.json'), 'utf8'));
+    manifest.calibration.by_language = { fr: { noul: { '2': 5 } } };
+    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+    for (const file of ['model.onnx', 'tokenizer.json']) fs.symlinkSync(path.join(source, file), path.join(dir, file));
+    const french = await testApp({ env: { STRUCTQA_MULTILINGUAL_DIR: dir } });
+    try {
+      const ask = async (app: TestApp, model: string, state: string) => {
+        const res = await app.app.inject({ method: 'POST', url: '/v1/systemone', payload: { model, state, questions: { q: questions.urgent } }, headers: app.auth });
+        assert.equal(res.statusCode, 200);
+        return res.json().answers.q.noul as number;
+      };
+      const fr = 'Bonjour, je voudrais annuler ma commande et être remboursé rapidement.';
+      const ja = '注文した商品がまだ届いていません。確認していただけますか？';
+      for (const model of ['core-multilingual', 'legacy-latest']) {
+        const plain = await ask(t, model, fr);
+        const cooled = await ask(french, model, fr);
+        assert.ok(Math.abs(cooled - 0.5) < Math.abs(plain - 0.5), `${model}: T = 5 pulls ${plain} towards 0.5, got ${cooled}`);
+        assert.ok(Math.abs((await ask(french, model, ja)) - (await ask(t, model, ja))) < 1e-6, `${model}: no entry for ja, same answer`);
+      }
+    } finally {
+      await french.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('errors', () => {

@@ -16,3 +16,24 @@ test('names inherited from Object.prototype are unknown models, not checkpoints'
     assert.throws(() => router.route(name, 'some text'), UnknownModel, name);
   }
 });
+
+test("a named checkpoint's route detects the state's language only when it is read", () => {
+  let reads = 0;
+  const state = {
+    get message() {
+      reads++;
+      return 'Bonjour tout le monde, ceci est un texte français.';
+    },
+  };
+  const named = router.route(ENGLISH_CHECKPOINT, state);
+  assert.equal(reads, 0, 'routing by name does not look at the state');
+  assert.equal(named.language, 'fr');
+  assert.equal(named.language, 'fr');
+  assert.equal(reads, 1, 'detected once, on the first read');
+
+  reads = 0;
+  const routed = router.route('legacy-latest', state);
+  assert.equal(reads, 1, 'routing by language detects at once');
+  assert.equal(routed.checkpoint, MULTILINGUAL_CHECKPOINT);
+  assert.equal(routed.language, 'fr');
+});

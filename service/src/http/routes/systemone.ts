@@ -77,7 +77,7 @@ export async function systemOneRoutes(
         let settled = false;
         try {
           if (gone.signal.aborted) throw new ClientGone();
-          const answered = await engine.answer(prepared, { signal: gone.signal, language: route.language, timing });
+          const answered = await engine.answer(prepared, { signal: gone.signal, route, timing });
           const payload = JSON.stringify(answered);
           timing.mark('answer');
           await admission.commit({
