@@ -76,9 +76,11 @@ async function main(): Promise<void> {
   const stateWords = Number(args['state-words']);
 
   // ---- raw ONNX Runtime on the same rows the HTTP calls produce
+  const { lanes } = batching;
   const probe = await Checkpoint.load(dir, {
     int8: false,
     threads,
+    lanes,
     batcher: { tokenBudget: batching.batchTokenBudget, maxRows: batching.batchMaxRows, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
   });
   const m = probe.manifest;
@@ -92,27 +94,44 @@ async function main(): Promise<void> {
   const session = await ort.InferenceSession.create(path.join(dir, m.files.model), sessionOptions(threads));
   const runRaw = (rows: Row[]) => session.run(pack(rows, probe.tokenizer.special.pad).feeds, ['logits']);
   // The service's batch for these rows (its padded-token budget and row limit), beside a sweep of
-  // batch sizes: the best of them is the raw throughput the service is held against.
+  // batch sizes on the one session: the best of them is the raw throughput the service is held against.
   const batchRows = Math.max(1, Math.min(batching.batchMaxRows, Math.floor(batching.batchTokenBudget / oneRow.ids.length)));
   const rawSizes = [...new Set([1, 2, 4, 8, 16, 32, 64, batchRows])].sort((a, b) => a - b);
-  const rawThroughput = async (size: number) => {
+  /**
+   * Rows/s of `size`-row batches for half of SECONDS: on the one session over all threads, or
+   * (`onLanes`) as the service runs them under load, one batch on each of its lanes at once (the
+   * probe's backend, loaded with the service's lanes: each lane a worker with its share of threads).
+   */
+  const rawThroughput = async (size: number, onLanes = false) => {
     const batch = Array.from({ length: size }, () => oneRow);
-    await runRaw(batch);
+    const runOnce = (): Promise<unknown> => (onLanes ? probe.backend.run(batch) : runRaw(batch));
+    const streams = onLanes ? lanes : 1;
+    await Promise.all(Array.from({ length: streams }, runOnce));
     let rows = 0;
     const start = performance.now();
-    while (performance.now() - start < (SECONDS * 1000) / 2) {
-      await runRaw(batch);
-      rows += batch.length;
-    }
+    const until = start + (SECONDS * 1000) / 2;
+    await Promise.all(
+      Array.from({ length: streams }, async () => {
+        while (performance.now() < until) {
+          await runOnce();
+          rows += size;
+        }
+      }),
+    );
     return rows / ((performance.now() - start) / 1000);
   };
   // One run of the largest batch first: ONNX Runtime's memory arena then has its full size, so the
   // sweep's first (smallest) sizes are not charged for its growth.
   await runRaw(Array.from({ length: rawSizes.at(-1)! }, () => oneRow));
-  const raw: { rows: number; rowsPerSec: number }[] = [];
-  for (const rows of rawSizes) raw.push({ rows, rowsPerSec: await rawThroughput(rows) });
-  const rawRowsPerSec = Math.max(...raw.map((r) => r.rowsPerSec));
-  const rawServiceBatch = raw.find((r) => r.rows === batchRows)!.rowsPerSec;
+  // Each size on the one session and, when the service has lanes, on every lane at once.
+  const raw: { rows: number; session: number; lanes?: number }[] = [];
+  for (const rows of rawSizes) {
+    raw.push({ rows, session: await rawThroughput(rows), lanes: lanes > 1 ? await rawThroughput(rows, true) : undefined });
+  }
+  const inServiceLayout = (r: (typeof raw)[number]) => r.lanes ?? r.session;
+  const rawRowsPerSec = Math.max(...raw.flatMap((r) => [r.session, r.lanes ?? 0]));
+  /** Raw in the service's own layout on the service's own batch. */
+  const rawServiceBatch = inServiceLayout(raw.find((r) => r.rows === batchRows)!);
 
   // The service's own steps run on cold caches: a model run (or any idle spell) leaves the cores'
   // caches holding other data, so a call's route and tokenize steps cost a multiple of what they
@@ -142,7 +161,6 @@ async function main(): Promise<void> {
   const state32 = state(capWords, 0);
   const rows32 = await rowFor(state32, manyQuestions);
   const cost32 = costOf(rows32);
-  await probe.close();
 
   // ---- the real service in its own process
   // fixture-tiny is served under the English checkpoint's name from a folder of its own
@@ -231,10 +249,10 @@ async function main(): Promise<void> {
     // phase is held against the mean of the two: on a shared machine the speed drifts over minutes,
     // and the sweep above ran well before these phases.
     const throughput: { clients: number; rowsPerSec: number; rawBeside: number }[] = [];
-    let rawBefore = await rawThroughput(batchRows);
+    let rawBefore = await rawThroughput(batchRows, lanes > 1);
     for (const clients of [1, 8, 32]) {
       const rowsPerSec = await callsPerSec(clients, oneQuestionCalls(call));
-      const rawAfter = await rawThroughput(batchRows);
+      const rawAfter = await rawThroughput(batchRows, lanes > 1);
       throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2 });
       rawBefore = rawAfter;
     }
@@ -284,24 +302,29 @@ async function main(): Promise<void> {
     const tokensPerRow = oneRow.ids.length;
     const best = Math.max(...throughput.map((t) => t.rowsPerSec));
     console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}), ${threads} ORT threads, ${os.cpus().length} cores`);
-    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows${batching.inlineMaxTokens > 0 ? `; a lone batch of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
-    console.log('| path | clients | rows/s | tokens/s | ratio to best raw |');
-    console.log('|---|---|---|---|---|');
-    for (const { rows, rowsPerSec } of raw) {
-      const label = `${rows} ${rows === 1 ? 'row' : 'rows'} per run${rows === batchRows ? ' (the service\'s batch)' : ''}`;
-      console.log(`| raw ONNX Runtime, ${label} | – | ${rowsPerSec.toFixed(1)} | ${(rowsPerSec * tokensPerRow).toFixed(0)} | ${(rowsPerSec / rawRowsPerSec).toFixed(2)} |`);
+    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows, on ${lanes} ${lanes === 1 ? 'lane' : `lanes of ${Math.max(1, Math.floor(threads / lanes))} thread(s)`}${batching.inlineMaxTokens > 0 ? `; a lone batch of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
+    const laneHeader = lanes > 1 ? ` ${lanes} lanes at once, rows/s |` : '';
+    console.log(`| raw ONNX Runtime, rows per run | one session of ${threads} threads, rows/s |${laneHeader} tokens/s (service's layout) | ratio to best raw |`);
+    console.log(`|---|---|${lanes > 1 ? '---|' : ''}---|---|`);
+    for (const r of raw) {
+      const label = `${r.rows}${r.rows === batchRows ? " (the service's batch)" : ''}`;
+      const laneCell = r.lanes !== undefined ? ` ${r.lanes.toFixed(1)} |` : '';
+      console.log(`| ${label} | ${r.session.toFixed(1)} |${laneCell} ${(inServiceLayout(r) * tokensPerRow).toFixed(0)} | ${(inServiceLayout(r) / rawRowsPerSec).toFixed(2)} |`);
     }
+    console.log('\n| HTTP end to end, clients | rows/s | tokens/s | ratio to best raw |');
+    console.log('|---|---|---|---|');
     for (const t of throughput) {
-      console.log(`| HTTP end to end | ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |`);
+      console.log(`| ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |`);
     }
-    console.log(`\nside by side: each HTTP phase against raw on the service's own batch (${batchRows} rows), timed right before and after it\n`);
+    const layout = lanes > 1 ? `, one on each of its ${lanes} lanes at once` : '';
+    console.log(`\nside by side: each HTTP phase against raw on the service's own batch (${batchRows} rows${layout}), timed right before and after it\n`);
     console.log('| clients | HTTP rows/s | raw rows/s beside it | ratio |');
     console.log('|---|---|---|---|');
     for (const t of throughput) console.log(`| ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${t.rawBeside.toFixed(1)} | ${(t.rowsPerSec / t.rawBeside).toFixed(2)} |`);
     const saturation = Math.max(...throughput.map((t) => t.rowsPerSec / t.rawBeside));
     console.log(`\nsaturation ratio, best HTTP phase / raw on the service's own batch beside it: ${saturation.toFixed(2)}`);
-    console.log(`saturation ratio, best HTTP / raw on the service's own batch in the sweep: ${(best / rawServiceBatch).toFixed(2)}`);
-    console.log(`saturation ratio, best HTTP / fastest raw batch size of the sweep: ${(best / rawRowsPerSec).toFixed(2)}\n`);
+    console.log(`saturation ratio, best HTTP / raw on the service's own batch${layout} in the sweep: ${(best / rawServiceBatch).toFixed(2)}`);
+    console.log(`saturation ratio, best HTTP / fastest raw of the sweep (any batch size or layout): ${(best / rawRowsPerSec).toFixed(2)}\n`);
     console.log('| call | model p50 | HTTP p50 | HTTP p99 | added at p50 |');
     console.log('|---|---|---|---|---|');
     console.log(`| 1 question | ${ms(percentile(model1, 50))} | ${ms(percentile(http1, 50))} | ${ms(percentile(http1, 99))} | ${ms(percentile(http1, 50) - percentile(model1, 50))} |`);
@@ -328,6 +351,7 @@ async function main(): Promise<void> {
   } finally {
     for (const child of launched) child.kill('SIGTERM');
     await session.release();
+    await probe.close();
   }
 }
 

@@ -43,6 +43,13 @@ export interface Config {
     maxQuestions: number;
     /** intra-op threads for ONNX Runtime; default = cores this process may use. */
     threads: number;
+    /**
+     * Batches each checkpoint runs at once, each on its own session of `threads / lanes` threads on
+     * its own worker thread (default: 2 when there are at least 2 threads). Side by side they keep
+     * the cores busier than one session over all of them, which stalls whenever the event loop takes
+     * a core from one of its threads (docs/performance.md). Each lane costs one more session's memory.
+     */
+    lanes: number;
     /** Padded tokens (rows × longest row) per model run. */
     batchTokenBudget: number;
     /** Rows per model run. */
@@ -135,6 +142,9 @@ export function loadConfig(env: Env = process.env): Config {
   const base = str(env, 'INIT_CWD') ?? process.cwd();
   const dataDir = path.resolve(base, str(env, 'STRUCTQA_DATA_DIR') ?? './data');
   const modelsDir = path.resolve(base, str(env, 'STRUCTQA_MODELS_DIR') ?? path.join(dataDir, 'models'));
+  const threads = int(env, 'STRUCTQA_THREADS', usableCores());
+  const lanes = int(env, 'STRUCTQA_LANES', Math.min(2, threads));
+  if (threads < 1 || lanes < 1) throw new Error(`STRUCTQA_THREADS and STRUCTQA_LANES must be at least 1, got ${threads} and ${lanes}`);
   const int8 = new Set((str(env, 'STRUCTQA_INT8') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
   const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? defaultCheckpointDir(ENGLISH_CHECKPOINT, 'fixture-en'));
   const multilingualDir = path.resolve(
@@ -170,8 +180,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     engine: {
       maxQuestions: 32,
-      threads: int(env, 'STRUCTQA_THREADS', usableCores()),
-      batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 2048),
+      threads,
+      lanes,
+      batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 1024),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),

@@ -34,6 +34,7 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
   return new Engine({
     checkpoints: config.models.checkpoints,
     threads: config.engine.threads,
+    lanes: config.engine.lanes,
     startingRetryMs: config.engine.startingRetryMs,
     batcher: {
       tokenBudget: config.engine.batchTokenBudget,

@@ -16,7 +16,13 @@ export interface BackendResult {
 }
 
 export interface Backend {
-  run(rows: Row[]): Promise<BackendResult>;
+  /** How many batches it runs at once; the batcher keeps up to this many going. */
+  readonly lanes: number;
+  /**
+   * Runs a batch on one of the lanes, or with `wide` on all the cores: the batcher asks for that
+   * only while nothing else runs.
+   */
+  run(rows: Row[], opts?: { wide?: boolean }): Promise<BackendResult>;
   /**
    * Run on the calling thread, which it holds for the whole run. Optional; the batcher uses it for a
    * small batch that nothing else waits behind, so a lone call skips the hops to and from the
@@ -79,19 +85,40 @@ export function sessionOptions(threads: number): ort.InferenceSession.SessionOpt
   };
 }
 
+interface Job {
+  resolve: (v: BackendResult) => void;
+  reject: (e: Error) => void;
+  markers: number;
+}
+
+/** One worker thread with its own session; it runs one batch at a time. */
+interface Lane {
+  worker: Worker;
+  jobs: Map<number, Job>;
+  /** Set when the worker failed or exited: the lane takes no more batches. */
+  failure?: Error;
+}
+
 /**
- * ONNX Runtime (CPU) behind a worker thread: `session.run` blocks the thread that calls it, so the
- * session lives in `onnx-worker.js` and batches travel as transferred typed arrays. With `inline`, a
- * second session of the same graph on the calling thread serves `runInline`.
+ * ONNX Runtime (CPU) behind worker threads: `session.run` blocks the thread that calls it, so the
+ * sessions live in `onnx-worker.js` and batches travel as transferred typed arrays.
+ *
+ * The cores are split into `lanes`, each a worker with a session of `threads / lanes` intra-op
+ * threads, running batches side by side. One session over all cores loses about twice what the event
+ * loop takes from it: whenever the loop preempts one of its threads, the others wait for it at the end
+ * of every parallel step; separate lanes only lose the preempted lane's share (docs/performance.md).
+ * With more than one lane, the first lane's worker holds a second session over all the threads for
+ * `wide` runs: a lone row cannot be split between lanes, and on one lane's share of the cores it would
+ * take half as long again. With `inline`, one more session over all the threads serves `runInline`,
+ * on the calling thread, for a small batch that nothing else waits behind.
  */
 export class OnnxBackend implements Backend {
   /** Present only when the backend was loaded with `inline`. */
   readonly runInline?: (rows: Row[]) => Promise<BackendResult>;
   private nextId = 0;
-  private readonly pending = new Map<number, { resolve: (v: BackendResult) => void; reject: (e: Error) => void; markers: number }>();
 
   private constructor(
-    private readonly worker: Worker,
+    private readonly laneList: Lane[],
     private readonly padId: number,
     private readonly inlineSession?: ort.InferenceSession,
   ) {
@@ -103,35 +130,48 @@ export class OnnxBackend implements Backend {
         return { logits: out.logits!.data as Float32Array, markers, modelMs: performance.now() - started };
       };
     }
-    worker.on('message', (message: { id: number; logits?: Float32Array; modelMs?: number; error?: string }) => {
-      const job = this.pending.get(message.id);
-      if (!job) return;
-      this.pending.delete(message.id);
-      if (message.error !== undefined) job.reject(new Error(`onnxruntime: ${message.error}`));
-      else job.resolve({ logits: message.logits!, markers: job.markers, modelMs: message.modelMs });
-    });
-    worker.on('error', (error) => this.failAll(error));
-    worker.on('exit', (code) => this.failAll(new Error(`onnxruntime worker exited with code ${code}`)));
+    for (const lane of laneList) {
+      lane.worker.on('message', (message: { id: number; logits?: Float32Array; modelMs?: number; error?: string }) => {
+        const job = lane.jobs.get(message.id);
+        if (!job) return;
+        lane.jobs.delete(message.id);
+        if (message.error !== undefined) job.reject(new Error(`onnxruntime: ${message.error}`));
+        else job.resolve({ logits: message.logits!, markers: job.markers, modelMs: message.modelMs });
+      });
+      lane.worker.on('error', (error) => this.failAll(lane, error));
+      lane.worker.on('exit', (code) => this.failAll(lane, new Error(`onnxruntime worker exited with code ${code}`)));
+    }
   }
 
-  static async load(modelPath: string, padId: number, threads: number, opts: { inline?: boolean } = {}): Promise<OnnxBackend> {
-    const options = sessionOptions(threads);
-    const worker = new Worker(new URL('./onnx-worker.js', import.meta.url), { workerData: { modelPath, options } });
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (m: { type?: string; message?: string }) => {
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'error') reject(new Error(`${modelPath}: ${m.message}`));
-        else return;
-        worker.off('message', onMessage);
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    });
-    const inline = opts.inline ? await ort.InferenceSession.create(modelPath, options) : undefined;
-    return new OnnxBackend(worker, padId, inline);
+  /**
+   * `threads` intra-op threads in all: each of the `lanes` (default 1) gets `threads / lanes` (at
+   * least 1), and the inline session, when asked for, gets all of them.
+   */
+  static async load(modelPath: string, padId: number, threads: number, opts: { inline?: boolean; lanes?: number } = {}): Promise<OnnxBackend> {
+    const lanes = Math.max(1, opts.lanes ?? 1);
+    const laneOptions = sessionOptions(Math.max(1, Math.floor(threads / lanes)));
+    const wideOptions = lanes > 1 ? sessionOptions(threads) : undefined;
+    const started = Array.from({ length: lanes }, (_, i) => startLane(modelPath, laneOptions, i === 0 ? wideOptions : undefined));
+    const settled = await Promise.allSettled(started);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.worker.terminate() : undefined)));
+      throw failed.reason;
+    }
+    const laneList = settled.map((r) => (r as PromiseFulfilledResult<Lane>).value);
+    const inline = opts.inline ? await ort.InferenceSession.create(modelPath, sessionOptions(threads)) : undefined;
+    return new OnnxBackend(laneList, padId, inline);
   }
 
-  run(rows: Row[]): Promise<BackendResult> {
+  get lanes(): number {
+    return this.laneList.length;
+  }
+
+  /**
+   * Runs on an idle lane (the least busy one if the caller runs more batches than there are lanes);
+   * `wide` on the first lane's session over all the threads.
+   */
+  run(rows: Row[], opts: { wide?: boolean } = {}): Promise<BackendResult> {
     const { feeds, markers } = pack(rows, this.padId);
     const id = this.nextId++;
     const wire: Record<string, { type: string; data: ArrayBufferView; dims: readonly number[] }> = {};
@@ -141,22 +181,51 @@ export class OnnxBackend implements Backend {
       wire[name] = { type: tensor.type, data, dims: tensor.dims };
       transfer.push(data.buffer as ArrayBuffer);
     }
+    const live = this.laneList.filter((l) => !l.failure);
+    if (live.length === 0) return Promise.reject(this.laneList[0]!.failure);
+    // Without the first lane (its worker died) a wide batch runs on another lane's share of the cores.
+    const wide = opts.wide === true && live[0] === this.laneList[0];
+    const lane = wide ? live[0]! : live.reduce((best, l) => (l.jobs.size < best.jobs.size ? l : best));
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, markers });
-      this.worker.postMessage({ id, feeds: wire }, transfer);
+      lane.jobs.set(id, { resolve, reject, markers });
+      lane.worker.postMessage({ id, feeds: wire, wide }, transfer);
     });
   }
 
-  private failAll(error: Error): void {
-    for (const job of this.pending.values()) job.reject(error);
-    this.pending.clear();
+  private failAll(lane: Lane, error: Error): void {
+    lane.failure ??= error;
+    for (const job of lane.jobs.values()) job.reject(error);
+    lane.jobs.clear();
   }
 
   async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
-    this.worker.postMessage({ type: 'close' });
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
-    await this.worker.terminate();
+    await Promise.all(
+      this.laneList.map(async ({ worker }) => {
+        const exited = new Promise((resolve) => worker.once('exit', resolve));
+        worker.postMessage({ type: 'close' });
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
+        await worker.terminate();
+      }),
+    );
     await this.inlineSession?.release();
   }
+}
+
+async function startLane(
+  modelPath: string,
+  options: ort.InferenceSession.SessionOptions,
+  wideOptions?: ort.InferenceSession.SessionOptions,
+): Promise<Lane> {
+  const worker = new Worker(new URL('./onnx-worker.js', import.meta.url), { workerData: { modelPath, options, wideOptions } });
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (m: { type?: string; message?: string }) => {
+      if (m.type === 'ready') resolve();
+      else if (m.type === 'error') reject(new Error(`${modelPath}: ${m.message}`));
+      else return;
+      worker.off('message', onMessage);
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+  return { worker, jobs: new Map() };
 }

@@ -1,8 +1,9 @@
 /**
- * One queue of rows per checkpoint, shared by every request. Whenever the backend is free it takes
- * what is queued — no idle timer — as a batch cut by a padded-token budget (rows × longest row) and a
- * row limit, choosing rows of similar length around the oldest one so that padding stays small and
- * nothing starves. Rows of a request whose client has gone are dropped before they are run.
+ * One queue of rows per checkpoint, shared by every request. Whenever one of the backend's lanes is
+ * free it takes what is queued — no idle timer — as a batch cut by a padded-token budget (rows ×
+ * longest row) and a row limit, choosing rows of similar length around the oldest one so that
+ * padding stays small and nothing starves. Batches run side by side on the lanes; a lone row runs
+ * alone over all the cores. Rows of a request whose client has gone are dropped before they are run.
  */
 import { Overloaded, ServiceError } from '../errors.js';
 import type { Backend } from './backend.js';
@@ -43,11 +44,11 @@ interface RowResult {
 /** A request's rows, answered: logits per row, and how long it waited and ran (milliseconds). */
 export interface Submitted {
   logits: Float32Array[];
-  /** From submission until the first of its batches started. */
+  /** Time in the queue: from submission until its first batch started, and between its batches. */
   queuedMs: number;
-  /** Its batches' backend calls, end to end (summed when its rows ran in several batches). */
+  /** Time while one of its batches ran (batches on separate lanes may overlap; that time counts once). */
   runMs: number;
-  /** The part of runMs the backend itself reports as running the graph. */
+  /** The part of runMs spent running the graph itself, by the share its batches report. */
   modelMs: number;
 }
 
@@ -76,13 +77,28 @@ export function selectBatch(lengths: number[], tokenBudget: number, maxRows: num
   return sorted.slice(lo, hi + 1);
 }
 
+/** Length of the union of time intervals [from, to]. */
+export function coveredMs(intervals: readonly (readonly [number, number])[]): number {
+  let covered = 0;
+  let reach = -Infinity;
+  for (const [from, to] of [...intervals].sort((a, b) => a[0] - b[0])) {
+    if (to <= reach) continue;
+    covered += to - Math.max(from, reach);
+    reach = to;
+  }
+  return covered;
+}
+
 function paddedTokens(batch: Pending[]): number {
   return batch.length * Math.max(...batch.map((p) => p.row.ids.length));
 }
 
 export class Batcher {
   private queue: Pending[] = [];
-  private running = false;
+  /** Batches running now (inline or on the backend's lanes). */
+  private running = 0;
+  /** A batch runs over all the cores (inline or wide): nothing else starts until it ends. */
+  private runningAlone = false;
   private closed = false;
   private nextBatchId = 0;
 
@@ -106,13 +122,15 @@ export class Batcher {
     );
     this.pump();
     const results = await Promise.all(promises);
-    const batches = new Map(results.map((r) => [r.batch.id, r.batch]));
-    const sum = (f: (b: RowResult['batch']) => number) => [...batches.values()].reduce((s, b) => s + f(b), 0);
+    const batches = [...new Map(results.map((r) => [r.batch.id, r.batch])).values()];
+    const runMs = coveredMs(batches.map((b) => [b.startedAt, b.startedAt + b.runMs] as const));
+    const lastEnd = Math.max(...batches.map((b) => b.startedAt + b.runMs));
+    const modelShare = batches.reduce((s, b) => s + b.modelMs, 0) / Math.max(1e-9, batches.reduce((s, b) => s + b.runMs, 0));
     return {
       logits: results.map((r) => r.logits),
-      queuedMs: Math.min(...results.map((r) => r.batch.startedAt)) - submittedAt,
-      runMs: sum((b) => b.runMs),
-      modelMs: sum((b) => b.modelMs),
+      queuedMs: lastEnd - submittedAt - runMs,
+      runMs,
+      modelMs: runMs * Math.min(1, modelShare),
     };
   }
 
@@ -126,33 +144,59 @@ export class Batcher {
   }
 
   private pump(): void {
-    if (this.running) return;
     this.dropAbandoned();
-    if (this.queue.length === 0) return;
-    const picked = selectBatch(
+    if (this.queue.length === 0 || this.runningAlone) return;
+    if (this.running === 0) {
+      // Alone: a lone row (which cannot be split between lanes), or everything queued when there is
+      // only one lane, runs over all the cores; on the event-loop thread when it is small, which
+      // costs nobody anything: calls that arrive meanwhile wait in the socket instead of the queue.
+      const whole = this.select(this.options.maxRows);
+      if (whole.length === this.queue.length && (whole.length === 1 || this.backend.lanes === 1)) {
+        const batch = this.take(whole);
+        const inline = this.backend.runInline !== undefined && paddedTokens(batch) <= (this.options.inlineMaxTokens ?? 0);
+        this.start(batch, inline ? 'inline' : 'wide');
+        return;
+      }
+    }
+    while (this.running < this.backend.lanes && this.queue.length > 0) {
+      // With lanes free and little queued, the rows are spread over the free lanes so that they run side
+      // by side instead of on one lane's share of the cores; with more queued this cap does not bind.
+      const free = this.backend.lanes - this.running;
+      this.start(this.take(this.select(Math.min(this.options.maxRows, Math.ceil(this.queue.length / free)))), 'lane');
+    }
+  }
+
+  /** Queue indices of the next batch, of at most `maxRows` rows. */
+  private select(maxRows: number): number[] {
+    return selectBatch(
       this.queue.map((p) => p.row.ids.length),
       this.options.tokenBudget,
-      this.options.maxRows,
+      maxRows,
     );
-    const chosen = new Set(picked);
-    const batch = picked.map((i) => this.queue[i]!);
-    const lone = picked.length === this.queue.length;
+  }
+
+  private take(indices: number[]): Pending[] {
+    const chosen = new Set(indices);
+    const batch = indices.map((i) => this.queue[i]!);
     this.queue = this.queue.filter((_, i) => !chosen.has(i));
-    this.running = true;
-    // Holding the event loop for one small run costs nobody anything when nothing else is queued;
-    // calls that arrive meanwhile wait in the socket instead of in the queue.
-    const inline = lone && this.backend.runInline !== undefined && paddedTokens(batch) <= (this.options.inlineMaxTokens ?? 0);
-    void this.runBatch(batch, inline).finally(() => {
-      this.running = false;
+    return batch;
+  }
+
+  private start(batch: Pending[], where: 'inline' | 'wide' | 'lane'): void {
+    this.running++;
+    this.runningAlone = where !== 'lane';
+    void this.runBatch(batch, where).finally(() => {
+      this.running--;
+      this.runningAlone = false;
       this.pump();
     });
   }
 
-  private async runBatch(batch: Pending[], inline: boolean): Promise<void> {
+  private async runBatch(batch: Pending[], where: 'inline' | 'wide' | 'lane'): Promise<void> {
     const startedAt = performance.now();
     try {
       const rows = batch.map((p) => p.row);
-      const { logits, markers, modelMs } = await (inline ? this.backend.runInline!(rows) : this.backend.run(rows));
+      const { logits, markers, modelMs } = await (where === 'inline' ? this.backend.runInline!(rows) : this.backend.run(rows, { wide: where === 'wide' }));
       const runMs = performance.now() - startedAt;
       const info = { id: this.nextBatchId++, startedAt, runMs, modelMs: modelMs ?? runMs };
       batch.forEach((p, i) => p.resolve({ logits: logits.slice(i * markers, i * markers + p.row.markers.length), batch: info }));
@@ -169,7 +213,7 @@ export class Batcher {
 
   /** Wait for queued work to finish, then refuse new work. */
   async drain(): Promise<void> {
-    while (this.running || this.queue.length > 0) await new Promise((r) => setTimeout(r, 10));
+    while (this.running > 0 || this.queue.length > 0) await new Promise((r) => setTimeout(r, 10));
     this.closed = true;
   }
 }

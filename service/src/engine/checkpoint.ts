@@ -26,7 +26,7 @@ export class Checkpoint {
 
   static async load(
     dir: string,
-    opts: { int8: boolean; threads: number; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
+    opts: { int8: boolean; threads: number; lanes?: number; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
   ): Promise<Checkpoint> {
     const manifest = readManifest(dir);
     const tokenizer = await CheckpointTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
@@ -37,6 +37,7 @@ export class Checkpoint {
     }
     const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads, {
       inline: (opts.batcher.inlineMaxTokens ?? 0) > 0,
+      lanes: opts.lanes,
     });
     // Dynamic int8 quantises activations per tensor, so a batch-mate's values would shift a row's
     // answer; one row per run keeps answers independent of batching (contract §3) at int8's speed.

@@ -16,6 +16,8 @@ import type { CallTiming } from './timing.js';
 export interface EngineOptions {
   checkpoints: Record<string, { dir: string; int8: boolean }>;
   threads: number;
+  /** Batches each checkpoint runs at once (default 1); see Config.engine.lanes. */
+  lanes?: number;
   batcher: BatcherOptions;
   startingRetryMs: number;
   onBatch?: (checkpoint: string, stats: BatchStats) => void;
@@ -86,6 +88,7 @@ export class Engine {
         const checkpoint = await Checkpoint.load(cfg.dir, {
           int8: cfg.int8,
           threads: this.options.threads,
+          lanes: this.options.lanes,
           batcher: this.options.batcher,
           onBatch: (s) => this.options.onBatch?.(name, s),
         });
@@ -102,7 +105,7 @@ export class Engine {
     return undefined;
   }
 
-  /** One short and one full-window row on each session, so the first real call does not pay for lazy initialisation. */
+  /** One short and one full-window row on each session (every lane, wide, inline), so the first real call does not pay for lazy initialisation. */
   private async warm(checkpoint: Checkpoint): Promise<void> {
     const question: Question = { type: 'noul', instructions: 'warm-up' };
     const [head] = await checkpoint.questionHeads([question]);
@@ -114,8 +117,10 @@ export class Engine {
         window: checkpoint.manifest.window,
         processedTokenCap: Number.MAX_SAFE_INTEGER,
       });
-      await checkpoint.backend.run(laidOut.rows);
-      await checkpoint.backend.runInline?.(laidOut.rows);
+      const { backend } = checkpoint;
+      await Promise.all(Array.from({ length: backend.lanes }, () => backend.run(laidOut.rows)));
+      if (backend.lanes > 1) await backend.run(laidOut.rows, { wide: true });
+      await backend.runInline?.(laidOut.rows);
     }
   }
 
@@ -147,7 +152,7 @@ export class Engine {
    * Run a prepared call through the shared batcher and shape its answers. `timing` gets the wait in
    * the queue, the model's own run time and the hop to and from its thread.
    */
-  async answer(call: PreparedCall, opts: { signal?: AbortSignal; language?: string; timing?: CallTiming } = {}): Promise<AnsweredCall> {
+  async answer(call: PreparedCall, opts: { signal?: AbortSignal; route?: { readonly language?: string }; timing?: CallTiming } = {}): Promise<AnsweredCall> {
     const { checkpoint, laidOut } = call;
     const { logits, queuedMs, runMs, modelMs } = await checkpoint.batcher.submit(laidOut.rows, opts.signal);
     opts.timing?.carve('queue', queuedMs);
@@ -155,9 +160,11 @@ export class Engine {
     opts.timing?.carve('hop', Math.max(0, runMs - modelMs));
     const answers: Record<string, Answer> = {};
     let outputTokens = 0;
+    // The state's language is only worth detecting when the checkpoint calibrates by language.
+    const language = checkpoint.manifest.calibration.by_language ? opts.route?.language : undefined;
     call.names.forEach((name, i) => {
       const head = laidOut.heads[i]!;
-      const t = temperatureFor(checkpoint.manifest.calibration, head.type, head.keys.length, opts.language);
+      const t = temperatureFor(checkpoint.manifest.calibration, head.type, head.keys.length, language);
       const p = softmax(logits[i]!, t);
       answers[name] = toAnswer(head.type, head.keys, p, call.questions[i]!.criteria);
       outputTokens += head.keys.length;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Batcher, ClientGone, selectBatch } from '../../src/engine/batcher.js';
+import { Batcher, ClientGone, coveredMs, selectBatch } from '../../src/engine/batcher.js';
 import type { Backend } from '../../src/engine/backend.js';
 import type { Row } from '../../src/engine/layout.js';
 import { Overloaded } from '../../src/errors.js';
@@ -8,19 +8,30 @@ import { Overloaded } from '../../src/errors.js';
 /** TEST FIXTURE: a backend that records the batches it is given and answers logit = row length. */
 class RecordingBackend implements Backend {
   batches: number[][] = [];
-  release?: () => void;
+  /** Batches held (gate on), oldest first, each with what lets it finish. */
+  held: (() => void)[] = [];
+  /** The most batches that ran at the same time. */
+  mostAtOnce = 0;
   modelMs?: number;
-  constructor(private readonly gate = false) {}
-  /** Wait until a batch is held, then let it finish. */
+  private runningNow = 0;
+  constructor(
+    private readonly gate = false,
+    readonly lanes = 1,
+  ) {}
+  /** Wait until a batch is held, then let the oldest held one finish. */
   async releaseNext() {
-    while (!this.release) await new Promise((r) => setImmediate(r));
-    const release = this.release;
-    this.release = undefined;
-    release();
+    while (this.held.length === 0) await new Promise((r) => setImmediate(r));
+    this.held.shift()!();
+    await new Promise((r) => setImmediate(r));
   }
   async run(rows: Row[]) {
     this.batches.push(rows.map((r) => r.ids.length));
-    if (this.gate) await new Promise<void>((r) => (this.release = r));
+    this.mostAtOnce = Math.max(this.mostAtOnce, ++this.runningNow);
+    try {
+      if (this.gate) await new Promise<void>((r) => this.held.push(r));
+    } finally {
+      this.runningNow--;
+    }
     const markers = Math.max(...rows.map((r) => r.markers.length));
     const logits = new Float32Array(rows.length * markers).fill(-1e4);
     rows.forEach((r, i) => r.markers.forEach((_, j) => (logits[i * markers + j] = r.ids.length + j)));
@@ -29,11 +40,11 @@ class RecordingBackend implements Backend {
   async close() {}
 }
 
-/** TEST FIXTURE: a RecordingBackend that can also run on the calling thread, recording which path each batch took. */
+/** TEST FIXTURE: a RecordingBackend that can also run on the calling thread, recording where each batch ran. */
 class InlineRecordingBackend extends RecordingBackend {
-  paths: ('worker' | 'inline')[] = [];
-  override async run(rows: Row[]) {
-    this.paths.push('worker');
+  paths: ('lane' | 'wide' | 'inline')[] = [];
+  override async run(rows: Row[], opts: { wide?: boolean } = {}) {
+    this.paths.push(opts.wide ? 'wide' : 'lane');
     return super.run(rows);
   }
   async runInline(rows: Row[]) {
@@ -84,12 +95,14 @@ test('a request learns how long it waited and ran; the model time is what the ba
   const a = await first;
   assert.ok(a.runMs >= 25, `first: held ~30 ms in the backend (${JSON.stringify(a)})`);
   assert.ok(a.queuedMs < a.runMs, JSON.stringify(a));
-  assert.equal(a.modelMs, 0.25);
-  await backend.releaseNext();
-  await backend.releaseNext();
+  assert.ok(Math.abs(a.modelMs - 0.25) < 1e-9, `${a.modelMs}`);
+  for (let i = 0; i < 2; i++) {
+    await new Promise((r) => setTimeout(r, 5)); // each held longer than the 0.25 ms it reports as model time
+    await backend.releaseNext();
+  }
   const b = await second;
   assert.ok(b.queuedMs >= 25, `second: waited behind the first (${b.queuedMs} ms)`);
-  assert.equal(b.modelMs, 0.5, 'the model time of both of its batches');
+  assert.ok(Math.abs(b.modelMs - 0.5) < 1e-9, `the model time of both of its batches, one after the other (${b.modelMs})`);
   assert.deepEqual(backend.batches, [[10], [10, 10], [10]]);
 });
 
@@ -100,10 +113,10 @@ test('rows queued while the backend runs are batched together on the next run', 
   await new Promise((r) => setImmediate(r));
   const second = batcher.submit([row(10), row(12)]);
   const third = batcher.submit([row(11)]);
-  backend.release!();
+  await backend.releaseNext();
   await first;
   await new Promise((r) => setImmediate(r));
-  backend.release!();
+  await backend.releaseNext();
   await Promise.all([second, third]);
   assert.deepEqual(backend.batches, [[10], [10, 11, 12]]);
 });
@@ -116,10 +129,10 @@ test('a full queue answers 529 overloaded without queueing anything', async () =
   const queued = batcher.submit([row(5), row(5)]);
   await assert.rejects(batcher.submit([row(5), row(5)]), (e: unknown) => e instanceof Overloaded && e.status === 529);
   assert.equal(batcher.depth, 2);
-  backend.release!();
+  await backend.releaseNext();
   await running;
   await new Promise((r) => setImmediate(r));
-  backend.release!();
+  await backend.releaseNext();
   await queued;
 });
 
@@ -131,17 +144,18 @@ test('rows of a request whose client has gone are dropped before they run', asyn
   const gone = new AbortController();
   const abandoned = batcher.submit([row(9), row(9)], gone.signal);
   const kept = batcher.submit([row(6)]);
+  const dropped = assert.rejects(abandoned, (e: unknown) => e instanceof ClientGone);
   gone.abort();
-  backend.release!();
+  await backend.releaseNext();
   await running;
-  await assert.rejects(abandoned, (e: unknown) => e instanceof ClientGone);
+  await dropped;
   await new Promise((r) => setImmediate(r));
-  backend.release!();
+  await backend.releaseNext();
   await kept;
   assert.deepEqual(backend.batches, [[5], [6]]);
 });
 
-test('a small batch that nothing else waits behind runs inline; anything else goes to the backend thread', async () => {
+test('with one lane: a small batch that nothing else waits behind runs inline; anything else on the lane', async () => {
   const backend = new InlineRecordingBackend(true);
   const batcher = new Batcher(backend, { ...options, tokenBudget: 40, inlineMaxTokens: 20 });
   const lone = batcher.submit([row(10), row(8)]); // 2 × 10 = 20 padded tokens, nothing else queued
@@ -149,29 +163,119 @@ test('a small batch that nothing else waits behind runs inline; anything else go
   await lone;
   assert.deepEqual(backend.paths, ['inline']);
 
-  const big = batcher.submit([row(10), row(10), row(7)]); // 30 padded tokens > 20
+  const big = batcher.submit([row(10), row(10), row(7)]); // 30 padded tokens > 20: alone, over all the cores
   await backend.releaseNext();
   await big;
-  assert.deepEqual(backend.paths, ['inline', 'worker']);
+  assert.deepEqual(backend.paths, ['inline', 'wide']);
 
   // While one batch runs, 5 rows queue up; the row limit (4) cuts them into 4 + 1 rows.
   const running = batcher.submit([row(30)]);
   await new Promise((r) => setImmediate(r));
   const waiting = batcher.submit([row(5), row(5), row(5), row(5), row(5)]);
-  await backend.releaseNext(); // the 30-token row: 30 > 20, backend thread
+  await backend.releaseNext(); // the 30-token row: 30 > 20
   await running;
-  await backend.releaseNext(); // 4 of the 5 rows, with one left behind them: backend thread
+  await backend.releaseNext(); // 4 of the 5 rows, with one left behind them
   await backend.releaseNext(); // the last row, alone and small: inline
   await waiting;
   assert.deepEqual(backend.batches.slice(2), [[30], [5, 5, 5, 5], [5]]);
-  assert.deepEqual(backend.paths, ['inline', 'worker', 'worker', 'worker', 'inline']);
+  assert.deepEqual(backend.paths, ['inline', 'wide', 'wide', 'lane', 'inline']);
 });
 
 test('no batch runs inline when the limit is 0 or the backend cannot run inline', async () => {
   const off = new InlineRecordingBackend();
   await new Batcher(off, { ...options, inlineMaxTokens: 0 }).submit([row(5)]);
-  assert.deepEqual(off.paths, ['worker']);
+  assert.deepEqual(off.paths, ['wide']);
   const plain = new RecordingBackend();
   await new Batcher(plain, { ...options, inlineMaxTokens: 1000 }).submit([row(5)]);
   assert.deepEqual(plain.batches, [[5]]);
+});
+
+test('coveredMs: the length of the union of intervals', () => {
+  const table: { intervals: [number, number][]; expected: number }[] = [
+    { intervals: [[0, 10]], expected: 10 },
+    { intervals: [[0, 10], [10, 15]], expected: 15 }, // one after another
+    { intervals: [[0, 10], [2, 8]], expected: 10 }, // one inside the other
+    { intervals: [[5, 12], [0, 10]], expected: 12 }, // overlapping, out of order
+    { intervals: [[0, 4], [6, 9]], expected: 7 }, // a gap between them does not count
+  ];
+  for (const { intervals, expected } of table) assert.equal(coveredMs(intervals), expected, JSON.stringify(intervals));
+});
+
+test('with two lanes, two batches run at once and never more; rows queued meanwhile wait for a free lane', async () => {
+  const backend = new RecordingBackend(true, 2);
+  const batcher = new Batcher(backend, options);
+  const first = batcher.submit([row(10), row(10)]); // one row on each lane
+  await new Promise((r) => setImmediate(r));
+  const second = batcher.submit([row(9), row(12), row(11)]); // both lanes busy: waits
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(backend.batches, [[10], [10]]);
+  await backend.releaseNext();
+  assert.deepEqual(backend.batches.at(-1), [9, 11, 12], 'the freed lane takes the waiting rows');
+  await backend.releaseNext();
+  await backend.releaseNext();
+  await Promise.all([first, second]);
+  assert.equal(backend.mostAtOnce, 2);
+});
+
+test('an idle backend spreads a lone batch over its free lanes; a busy queue fills whole batches', async () => {
+  const backend = new RecordingBackend(true, 2);
+  const batcher = new Batcher(backend, options);
+  const lone = batcher.submit([row(10), row(10), row(10)]);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(backend.batches, [[10, 10], [10]], 'two lanes free: the rows are split between them');
+  const queued = batcher.submit(Array.from({ length: 8 }, () => row(10)));
+  await backend.releaseNext();
+  await backend.releaseNext();
+  await lone;
+  // 8 rows queued, two lanes free: the row limit (4) binds before the spread does.
+  assert.deepEqual(backend.batches.slice(2), [[10, 10, 10, 10], [10, 10, 10, 10]]);
+  await backend.releaseNext();
+  await backend.releaseNext();
+  await queued;
+});
+
+test('a call whose batches ran side by side counts the overlap once', async () => {
+  const backend = new RecordingBackend(true, 2);
+  backend.modelMs = 0.25;
+  const batcher = new Batcher(backend, options);
+  const call = batcher.submit([row(10), row(10)]); // spread: one row per lane, both held together
+  await new Promise((r) => setTimeout(r, 30));
+  await backend.releaseNext();
+  await backend.releaseNext();
+  const { runMs, queuedMs, modelMs } = await call;
+  assert.equal(backend.mostAtOnce, 2);
+  assert.ok(runMs >= 25 && runMs < 45, `both batches held ~30 ms at the same time, not 60 (${runMs})`);
+  assert.ok(queuedMs < 5, `neither waited (${queuedMs})`);
+  assert.ok(Math.abs(modelMs - 0.25) < 0.05, `each batch's model share of the shared time (${modelMs})`);
+});
+
+test('with lanes: a lone row runs alone over all the cores, and nothing starts beside it', async () => {
+  const backend = new InlineRecordingBackend(true, 2);
+  const batcher = new Batcher(backend, { ...options, inlineMaxTokens: 20 });
+  const long = batcher.submit([row(30)]); // one row, 30 > 20: wide
+  await new Promise((r) => setImmediate(r));
+  const small = batcher.submit([row(5)]); // waits: the lone row holds every core
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(backend.paths, ['wide']);
+  await backend.releaseNext();
+  await long;
+  await backend.releaseNext(); // then alone and small: inline
+  await small;
+  assert.deepEqual(backend.paths, ['wide', 'inline']);
+  assert.equal(backend.mostAtOnce, 1);
+});
+
+test('with lanes: nothing runs inline or wide while a lane is busy', async () => {
+  const backend = new InlineRecordingBackend(true, 2);
+  const batcher = new Batcher(backend, { ...options, inlineMaxTokens: 20 });
+  const pair = batcher.submit([row(10), row(10)]); // two rows: spread over both lanes
+  await new Promise((r) => setImmediate(r));
+  const small = batcher.submit([row(5)]); // both lanes busy: waits
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(backend.paths, ['lane', 'lane']);
+  await backend.releaseNext(); // one lane frees while the other still runs: the small row takes it
+  assert.deepEqual(backend.paths, ['lane', 'lane', 'lane']);
+  await backend.releaseNext();
+  await backend.releaseNext();
+  await Promise.all([pair, small]);
 });
