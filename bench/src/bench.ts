@@ -6,6 +6,7 @@
  * machines — read the ratios.
  *
  *   npm run bench -- [--checkpoint fixture-en|fixture-tiny|DIR] [--seconds 8] [--state-words 90]
+ *                    [--compare STRUCTQA_NAME=VALUE,… | none]
  *
  * DIR is any checkpoint folder (a trained one, for example); it is served as the English checkpoint.
  * The client is a keep-alive `node:http` agent, the leanest HTTP client Node has, so that what the
@@ -25,6 +26,7 @@ import { pack, sessionOptions } from '../../service/src/engine/backend.js';
 import { Checkpoint } from '../../service/src/engine/checkpoint.js';
 import { layOut, tokenizeState, type Row } from '../../service/src/engine/layout.js';
 import { parseServerTiming } from '../../service/src/engine/timing.js';
+import { compareSettings } from './compare.js';
 import { detectLanguage } from '../../service/src/routing/language.js';
 import type { Question } from '../../service/src/engine/render.js';
 import { buildFixture, ensureFixtures } from '../../service/src/fixtures/index.js';
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '8' },
     'state-words': { type: 'string', default: '90' },
     'latency-samples': { type: 'string', default: '100' },
+    compare: { type: 'string' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -245,17 +248,24 @@ async function main(): Promise<void> {
     };
     /** Client c's i-th 1-question call, each on a state of its own. */
     const oneQuestionCalls = (send: typeof call) => (c: number, i: number) => send(state(stateWords, c * 1000 + i), { q: noul });
+    // Beside the service as configured, the same service with the --compare settings (by default, while
+    // inline runs are on: with them off), given the same calls, each of its phases right before the
+    // first's, so that both are as warm, their databases as full, and drift moves both alike.
+    const compareEnv = compareSettings(args.compare, batching.inlineMaxTokens > 0);
+    const compareLabel = Object.entries(compareEnv ?? {}).map(([k, v]) => `${k}=${v}`).join(' ');
+    const other = compareEnv ? await launch(compareEnv) : undefined;
     // Raw on the service's own batch is timed again right before and after each HTTP phase, and each
     // phase is held against the mean of the two: on a shared machine the speed drifts over minutes,
     // and the sweep above ran well before these phases.
-    const throughput: { clients: number; rowsPerSec: number; rawBeside: number }[] = [];
-    let rawBefore = await rawThroughput(batchRows, lanes > 1);
+    const throughput: { clients: number; rowsPerSec: number; rawBeside: number; other?: number }[] = [];
     for (const clients of [1, 8, 32]) {
+      const otherRowsPerSec = other ? await callsPerSec(clients, oneQuestionCalls(other.call)) : undefined;
+      const rawBefore = await rawThroughput(batchRows, lanes > 1);
       const rowsPerSec = await callsPerSec(clients, oneQuestionCalls(call));
       const rawAfter = await rawThroughput(batchRows, lanes > 1);
-      throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2 });
-      rawBefore = rawAfter;
+      throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2, other: otherRowsPerSec });
     }
+    if (other) await callsPerSec(4, () => other.call(state32, manyQuestions));
     const capCallsPerSec = await callsPerSec(4, () => call(state32, manyQuestions));
 
     // Latency last, on a warm server: thousands of calls above have let V8 optimise the request path,
@@ -267,24 +277,15 @@ async function main(): Promise<void> {
       await runRaw(rows);
       return performance.now() - t0;
     };
-    // While inline runs are on (STRUCTQA_INLINE_MAX_TOKENS > 0, the default): beside it, the same
-    // service with them off (every batch crosses to the model's thread), its calls alternating with
-    // the first's. It first gets the same calls as the first had above, so that both are as warm and
-    // their databases as full.
-    const noInline = batching.inlineMaxTokens > 0 ? await launch({ STRUCTQA_INLINE_MAX_TOKENS: '0' }) : undefined;
-    if (noInline) {
-      for (const clients of [1, 8, 32]) await callsPerSec(clients, oneQuestionCalls(noInline.call));
-      await callsPerSec(4, () => noInline.call(state32, manyQuestions));
-    }
-    const model1: number[] = [], http1: number[] = [], http1NoInline: number[] = [], model32: number[] = [], http32: number[] = [];
+    const model1: number[] = [], http1: number[] = [], http1Other: number[] = [], model32: number[] = [], http32: number[] = [];
     const phases1: Record<string, number>[] = [];
     for (let i = 0; i < Number(args['latency-samples']); i++) {
       model1.push(await timeRaw([oneRow]));
-      if (noInline && i % 2 === 1) http1NoInline.push((await noInline.call(state(stateWords, i), { q: noul })).ms);
+      if (other && i % 2 === 1) http1Other.push((await other.call(state(stateWords, i), { q: noul })).ms);
       const { ms: took, phases } = await call(state(stateWords, i), { q: noul });
       http1.push(took);
       phases1.push({ ...phases, outside: took - (phases.total ?? 0) });
-      if (noInline && i % 2 === 0) http1NoInline.push((await noInline.call(state(stateWords, i), { q: noul })).ms);
+      if (other && i % 2 === 0) http1Other.push((await other.call(state(stateWords, i), { q: noul })).ms);
     }
     for (let i = 0; i < Math.max(5, Number(args['latency-samples']) / 4); i++) {
       model32.push(await timeRaw(rows32));
@@ -311,10 +312,12 @@ async function main(): Promise<void> {
       const laneCell = r.lanes !== undefined ? ` ${r.lanes.toFixed(1)} |` : '';
       console.log(`| ${label} | ${r.session.toFixed(1)} |${laneCell} ${(inServiceLayout(r) * tokensPerRow).toFixed(0)} | ${(inServiceLayout(r) / rawRowsPerSec).toFixed(2)} |`);
     }
-    console.log('\n| HTTP end to end, clients | rows/s | tokens/s | ratio to best raw |');
-    console.log('|---|---|---|---|');
+    const otherHeader = other ? ` rows/s with ${compareLabel} (just before) | ratio of the two |` : '';
+    console.log(`\n| HTTP end to end, clients | rows/s | tokens/s | ratio to best raw |${otherHeader}`);
+    console.log(`|---|---|---|---|${other ? '---|---|' : ''}`);
     for (const t of throughput) {
-      console.log(`| ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |`);
+      const otherCells = t.other !== undefined ? ` ${t.other.toFixed(1)} | ${(t.rowsPerSec / t.other).toFixed(2)} |` : '';
+      console.log(`| ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |${otherCells}`);
     }
     const layout = lanes > 1 ? `, one on each of its ${lanes} lanes at once` : '';
     console.log(`\nside by side: each HTTP phase against raw on the service's own batch (${batchRows} rows${layout}), timed right before and after it\n`);
@@ -328,8 +331,8 @@ async function main(): Promise<void> {
     console.log('| call | model p50 | HTTP p50 | HTTP p99 | added at p50 |');
     console.log('|---|---|---|---|---|');
     console.log(`| 1 question | ${ms(percentile(model1, 50))} | ${ms(percentile(http1, 50))} | ${ms(percentile(http1, 99))} | ${ms(percentile(http1, 50) - percentile(model1, 50))} |`);
-    if (noInline) {
-      console.log(`| 1 question, inline off (beside it) | ${ms(percentile(model1, 50))} | ${ms(percentile(http1NoInline, 50))} | ${ms(percentile(http1NoInline, 99))} | ${ms(percentile(http1NoInline, 50) - percentile(model1, 50))} |`);
+    if (other) {
+      console.log(`| 1 question, ${compareLabel} (beside it) | ${ms(percentile(model1, 50))} | ${ms(percentile(http1Other, 50))} | ${ms(percentile(http1Other, 99))} | ${ms(percentile(http1Other, 50) - percentile(model1, 50))} |`);
     }
     console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
     printPhases(phases1, http1);
@@ -347,7 +350,7 @@ async function main(): Promise<void> {
         `${capCallsPerSec.toFixed(2)} calls/s = ${(capCallsPerSec * cost32).toFixed(0)} processed tokens/s ` +
         `(raw, one call after another: ${rawCapCallsPerSec.toFixed(2)} calls/s; ratio ${(capCallsPerSec / rawCapCallsPerSec).toFixed(2)})`,
     );
-    console.log(`\npeak server memory (VmHWM): ${peakMiB(server).toFixed(0)} MiB${noInline ? `; the server with inline runs off: ${peakMiB(noInline.child).toFixed(0)} MiB` : ''}`);
+    console.log(`\npeak server memory (VmHWM): ${peakMiB(server).toFixed(0)} MiB${other ? `; the server with ${compareLabel}: ${peakMiB(other.child).toFixed(0)} MiB` : ''}`);
   } finally {
     for (const child of launched) child.kill('SIGTERM');
     await session.release();

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadConfig } from '../src/config.js';
+
+const base = { STRUCTQA_DATA_DIR: '/tmp/structqa-unused' };
+
+test('lanes: 2 by default, 1 with a single thread, as set otherwise; the batch budget defaults to 1024', () => {
+  const table: { env: Record<string, string>; threads: number; lanes: number }[] = [
+    { env: { STRUCTQA_THREADS: '2' }, threads: 2, lanes: 2 },
+    { env: { STRUCTQA_THREADS: '8' }, threads: 8, lanes: 2 },
+    { env: { STRUCTQA_THREADS: '1' }, threads: 1, lanes: 1 },
+    { env: { STRUCTQA_THREADS: '4', STRUCTQA_LANES: '4' }, threads: 4, lanes: 4 },
+    { env: { STRUCTQA_THREADS: '2', STRUCTQA_LANES: '1' }, threads: 2, lanes: 1 },
+  ];
+  for (const { env, threads, lanes } of table) {
+    const { engine } = loadConfig({ ...base, ...env });
+    assert.deepEqual([engine.threads, engine.lanes], [threads, lanes], JSON.stringify(env));
+    assert.equal(engine.batchTokenBudget, 1024);
+  }
+});
+
+test('threads and lanes below 1 are refused at start with the names of both settings', () => {
+  for (const env of [{ STRUCTQA_LANES: '0' }, { STRUCTQA_THREADS: '0' }, { STRUCTQA_LANES: '-2' }]) {
+    assert.throws(() => loadConfig({ ...base, ...env }), /STRUCTQA_THREADS and STRUCTQA_LANES must be at least 1/, JSON.stringify(env));
+  }
+});
