@@ -26,10 +26,10 @@ import { pack, sessionOptions } from '../../service/src/engine/backend.js';
 import { Checkpoint } from '../../service/src/engine/checkpoint.js';
 import { layOut, tokenizeState, type Row } from '../../service/src/engine/layout.js';
 import { parseServerTiming } from '../../service/src/engine/timing.js';
-import { compareSettings } from './compare.js';
 import { detectLanguage } from '../../service/src/routing/language.js';
 import type { Question } from '../../service/src/engine/render.js';
 import { buildFixture, ensureFixtures } from '../../service/src/fixtures/index.js';
+import { compareSettings } from './compare.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({

@@ -145,7 +145,8 @@ export class OnnxBackend implements Backend {
 
   /**
    * `threads` intra-op threads in all: each of the `lanes` (default 1) gets `threads / lanes` (at
-   * least 1), and the inline session, when asked for, gets all of them.
+   * least 1); the first lane's wide session (with more than one lane) and the inline session (when
+   * asked for) get all of them.
    */
   static async load(modelPath: string, padId: number, threads: number, opts: { inline?: boolean; lanes?: number } = {}): Promise<OnnxBackend> {
     const lanes = Math.max(1, opts.lanes ?? 1);
