@@ -303,7 +303,7 @@ async function main(): Promise<void> {
     const tokensPerRow = oneRow.ids.length;
     const best = Math.max(...throughput.map((t) => t.rowsPerSec));
     console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}), ${threads} ORT threads, ${os.cpus().length} cores`);
-    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows, on ${lanes} ${lanes === 1 ? 'lane' : `lanes of ${Math.max(1, Math.floor(threads / lanes))} thread(s)`}${batching.inlineMaxTokens > 0 ? `; a lone batch of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
+    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows, on ${lanes} ${lanes === 1 ? 'lane' : `lanes of ${Math.max(1, Math.floor(threads / lanes))} thread(s)`}${batching.inlineMaxTokens > 0 ? `; a lone ${lanes === 1 ? 'batch' : 'row'} of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
     const laneHeader = lanes > 1 ? ` ${lanes} lanes at once, rows/s |` : '';
     console.log(`| raw ONNX Runtime, rows per run | one session of ${threads} threads, rows/s |${laneHeader} tokens/s (service's layout) | ratio to best raw |`);
     console.log(`|---|---|${lanes > 1 ? '---|' : ''}---|---|`);

@@ -55,11 +55,11 @@ export interface Config {
     /** Rows per model run. */
     batchMaxRows: number;
     /**
-     * A lone batch (nothing else queued) of at most this many padded tokens runs on the event-loop
-     * thread with a second session of its graph, skipping the two thread wake-ups of the hop to the
-     * model's thread (about 0.2–0.3 ms of a 1-question call on the 2-core reference machine; the
-     * second session costs about 95 MiB per checkpoint; docs/performance.md). 0: off, and no second
-     * session.
+     * A batch that runs alone (nothing else queued or running) of at most this many padded tokens
+     * runs on the event-loop thread with one more session of its graph, skipping the two thread
+     * wake-ups of the hop to a worker thread (about 0.2–0.3 ms of a 1-question call on the 2-core
+     * reference machine; the session costs about 95 MiB per checkpoint; docs/performance.md). 0: off,
+     * and no such session.
      */
     inlineMaxTokens: number;
     /** Rows waiting per checkpoint before new calls get 529 overloaded. */

@@ -151,8 +151,8 @@ export class OnnxBackend implements Backend {
   static async load(modelPath: string, padId: number, threads: number, opts: { inline?: boolean; lanes?: number } = {}): Promise<OnnxBackend> {
     const lanes = Math.max(1, opts.lanes ?? 1);
     const laneOptions = sessionOptions(Math.max(1, Math.floor(threads / lanes)));
-    const wideOptions = lanes > 1 ? sessionOptions(threads) : undefined;
-    const started = Array.from({ length: lanes }, (_, i) => startLane(modelPath, laneOptions, i === 0 ? wideOptions : undefined));
+    const allThreads = sessionOptions(threads);
+    const started = Array.from({ length: lanes }, (_, i) => startLane(modelPath, laneOptions, i === 0 && lanes > 1 ? allThreads : undefined));
     const settled = await Promise.allSettled(started);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -160,7 +160,7 @@ export class OnnxBackend implements Backend {
       throw failed.reason;
     }
     const laneList = settled.map((r) => (r as PromiseFulfilledResult<Lane>).value);
-    const inline = opts.inline ? await ort.InferenceSession.create(modelPath, sessionOptions(threads)) : undefined;
+    const inline = opts.inline ? await ort.InferenceSession.create(modelPath, allThreads) : undefined;
     return new OnnxBackend(laneList, padId, inline);
   }
 

@@ -13,8 +13,8 @@ export interface BatcherOptions {
   tokenBudget: number;
   maxRows: number;
   /**
-   * A batch of at most this many padded tokens that nothing else waits behind runs on the event-loop
-   * thread (`Backend.runInline`, when the backend has it) rather than behind the hop to the backend's
+   * A batch that runs alone (see `pump`) of at most this many padded tokens runs on the event-loop
+   * thread (`Backend.runInline`, when the backend has it) rather than behind the hop to a worker
    * thread. 0 or unset: never (the service passes `STRUCTQA_INLINE_MAX_TOKENS`).
    */
   inlineMaxTokens?: number;
