@@ -29,6 +29,7 @@ import { parseServerTiming } from '../../service/src/engine/timing.js';
 import { detectLanguage } from '../../service/src/routing/language.js';
 import type { Question } from '../../service/src/engine/render.js';
 import { buildFixture, ensureFixtures } from '../../service/src/fixtures/index.js';
+import { rowCycle } from './call-rows.js';
 import { compareSettings } from './compare.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -93,21 +94,28 @@ async function main(): Promise<void> {
     return layOut(Object.keys(qs), heads, await tokenizeState(probe.tokenizer, s), probe.tokenizer.special.sep, limits).rows;
   };
   const oneRow = (await rowFor(state(stateWords, 0), { q: noul }))[0]!;
+  // Raw runs the rows the HTTP phases' calls produce (client c's i-th call asks about state salt
+  // c·1000 + i): the first 8 calls of each of 32 clients.
+  const callRows: Row[] = [];
+  for (let i = 0; i < 8; i++) for (let c = 0; c < 32; c++) callRows.push((await rowFor(state(stateWords, c * 1000 + i), { q: noul }))[0]!);
+  const longestCallRow = Math.max(...callRows.map((r) => r.ids.length));
+  const tokensPerRow = callRows.reduce((sum, r) => sum + r.ids.length, 0) / callRows.length;
+  const callBatch = rowCycle(callRows);
   // raw: a plain ONNX Runtime session in this process, same graph and thread settings as the service
   const session = await ort.InferenceSession.create(path.join(dir, m.files.model), sessionOptions(threads));
   const runRaw = (rows: Row[]) => session.run(pack(rows, probe.tokenizer.special.pad).feeds, ['logits']);
   // The service's batch for these rows (its padded-token budget and row limit), beside a sweep of
   // batch sizes on the one session: the best of them is the raw throughput the service is held against.
-  const batchRows = Math.max(1, Math.min(batching.batchMaxRows, Math.floor(batching.batchTokenBudget / oneRow.ids.length)));
+  const batchRows = Math.max(1, Math.min(batching.batchMaxRows, Math.floor(batching.batchTokenBudget / longestCallRow)));
   const rawSizes = [...new Set([1, 2, 4, 8, 16, 32, 64, batchRows])].sort((a, b) => a - b);
   /**
-   * Rows/s of `size`-row batches for half of SECONDS: on the one session over all threads, or
-   * (`onLanes`) as the service runs them under load, one batch on each of its lanes at once (the
-   * probe's backend, loaded with the service's lanes: each lane a worker with its share of threads).
+   * Rows/s of `size`-row batches of call rows for half of SECONDS: on the one session over all
+   * threads, or (`onLanes`) as the service runs them under load, one batch on each of its lanes at
+   * once (the probe's backend, loaded with the service's lanes: each lane a worker with its share of
+   * threads).
    */
   const rawThroughput = async (size: number, onLanes = false) => {
-    const batch = Array.from({ length: size }, () => oneRow);
-    const runOnce = (): Promise<unknown> => (onLanes ? probe.backend.run(batch) : runRaw(batch));
+    const runOnce = (): Promise<unknown> => (onLanes ? probe.backend.run(callBatch(size)) : runRaw(callBatch(size)));
     const streams = onLanes ? lanes : 1;
     await Promise.all(Array.from({ length: streams }, runOnce));
     let rows = 0;
@@ -125,7 +133,7 @@ async function main(): Promise<void> {
   };
   // One run of the largest batch first: ONNX Runtime's memory arena then has its full size, so the
   // sweep's first (smallest) sizes are not charged for its growth.
-  await runRaw(Array.from({ length: rawSizes.at(-1)! }, () => oneRow));
+  await runRaw(callBatch(rawSizes.at(-1)!));
   // Each size on the one session and, when the service has lanes, on every lane at once.
   const raw: { rows: number; session: number; lanes?: number }[] = [];
   for (const rows of rawSizes) {
@@ -279,31 +287,33 @@ async function main(): Promise<void> {
     };
     const model1: number[] = [], http1: number[] = [], http1Other: number[] = [], model32: number[] = [], http32: number[] = [];
     const phases1: Record<string, number>[] = [];
-    for (let i = 0; i < Number(args['latency-samples']); i++) {
-      model1.push(await timeRaw([oneRow]));
+    // each sample's model time is that of the very row its call sends
+    const samples = Number(args['latency-samples']);
+    const latencyRows = await Promise.all(Array.from({ length: samples }, async (_, i) => (await rowFor(state(stateWords, i), { q: noul }))[0]!));
+    for (let i = 0; i < samples; i++) {
+      model1.push(await timeRaw([latencyRows[i]!]));
       if (other && i % 2 === 1) http1Other.push((await other.call(state(stateWords, i), { q: noul })).ms);
       const { ms: took, phases } = await call(state(stateWords, i), { q: noul });
       http1.push(took);
       phases1.push({ ...phases, outside: took - (phases.total ?? 0) });
       if (other && i % 2 === 0) http1Other.push((await other.call(state(stateWords, i), { q: noul })).ms);
     }
-    for (let i = 0; i < Math.max(5, Number(args['latency-samples']) / 4); i++) {
+    for (let i = 0; i < Math.max(5, samples / 4); i++) {
       model32.push(await timeRaw(rows32));
       http32.push((await call(state32, manyQuestions)).ms);
     }
     // The floor under `outside`: a GET /livez (no auth, no body, no model) right after a model run,
     // when both processes' caches hold the model's data rather than the HTTP path's.
     const floor: number[] = [];
-    for (let i = 0; i < Math.max(20, Number(args['latency-samples']) / 2); i++) {
+    for (let i = 0; i < Math.max(20, samples / 2); i++) {
       await timeRaw([oneRow]);
       floor.push(await timeGet(`${url}/livez`));
     }
     const peakMiB = (child: ChildProcess) => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-    const tokensPerRow = oneRow.ids.length;
     const best = Math.max(...throughput.map((t) => t.rowsPerSec));
     console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}), ${threads} ORT threads, ${os.cpus().length} cores`);
-    console.log(`row: 1 noul question + ${stateWords}-word state = ${tokensPerRow} tokens; service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows, on ${lanes} ${lanes === 1 ? 'lane' : `lanes of ${Math.max(1, Math.floor(threads / lanes))} thread(s)`}${batching.inlineMaxTokens > 0 ? `; a lone ${lanes === 1 ? 'batch' : 'row'} of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
+    console.log(`row: 1 noul question + ${stateWords}-word state = ${Math.min(...callRows.map((r) => r.ids.length))}–${longestCallRow} tokens (mean ${tokensPerRow.toFixed(1)}; raw runs the calls' own rows); service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows, on ${lanes} ${lanes === 1 ? 'lane' : `lanes of ${Math.max(1, Math.floor(threads / lanes))} thread(s)`}${batching.inlineMaxTokens > 0 ? `; a lone ${lanes === 1 ? 'batch' : 'row'} of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
     const laneHeader = lanes > 1 ? ` ${lanes} lanes at once, rows/s |` : '';
     console.log(`| raw ONNX Runtime, rows per run | one session of ${threads} threads, rows/s |${laneHeader} tokens/s (service's layout) | ratio to best raw |`);
     console.log(`|---|---|${lanes > 1 ? '---|' : ''}---|---|`);
