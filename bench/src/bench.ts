@@ -114,8 +114,8 @@ async function main(): Promise<void> {
    * once (the probe's backend, loaded with the service's lanes: each lane a worker with its share of
    * threads).
    */
-  const rawThroughput = async (size: number, onLanes = false) => {
-    const runOnce = (): Promise<unknown> => (onLanes ? probe.backend.run(callBatch(size)) : runRaw(callBatch(size)));
+  const rawThroughput = async (size: number, onLanes = false, batchOf: (size: number) => Row[] = callBatch) => {
+    const runOnce = (): Promise<unknown> => (onLanes ? probe.backend.run(batchOf(size)) : runRaw(batchOf(size)));
     const streams = onLanes ? lanes : 1;
     await Promise.all(Array.from({ length: streams }, runOnce));
     let rows = 0;
@@ -143,6 +143,10 @@ async function main(): Promise<void> {
   const rawRowsPerSec = Math.max(...raw.flatMap((r) => [r.session, r.lanes ?? 0]));
   /** Raw in the service's own layout on the service's own batch. */
   const rawServiceBatch = inServiceLayout(raw.find((r) => r.rows === batchRows)!);
+  // What the calls' own rows cost against one row repeated (how raw was run before): the same batch
+  // size and layout, back to back.
+  const repeatedRow = (size: number) => Array.from({ length: size }, () => oneRow);
+  const rowsVsRepeated = [await rawThroughput(batchRows, lanes > 1), await rawThroughput(batchRows, lanes > 1, repeatedRow)] as const;
 
   // The service's own steps run on cold caches: a model run (or any idle spell) leaves the cores'
   // caches holding other data, so a call's route and tokenize steps cost a multiple of what they
@@ -322,6 +326,11 @@ async function main(): Promise<void> {
       const laneCell = r.lanes !== undefined ? ` ${r.lanes.toFixed(1)} |` : '';
       console.log(`| ${label} | ${r.session.toFixed(1)} |${laneCell} ${(inServiceLayout(r) * tokensPerRow).toFixed(0)} | ${(inServiceLayout(r) / rawRowsPerSec).toFixed(2)} |`);
     }
+    const layout = lanes > 1 ? `, one on each of its ${lanes} lanes at once` : '';
+    console.log(
+      `\nthe service's batch (${batchRows} rows${layout}), back to back: the calls' own rows ${rowsVsRepeated[0].toFixed(1)} rows/s, ` +
+        `one ${oneRow.ids.length}-token row repeated ${rowsVsRepeated[1].toFixed(1)} rows/s (×${(rowsVsRepeated[1] / rowsVsRepeated[0]).toFixed(3)})`,
+    );
     const otherHeader = other ? ` rows/s with ${compareLabel} (just before) | ratio of the two |` : '';
     console.log(`\n| HTTP end to end, clients | rows/s | tokens/s | ratio to best raw |${otherHeader}`);
     console.log(`|---|---|---|---|${other ? '---|---|' : ''}`);
@@ -329,7 +338,6 @@ async function main(): Promise<void> {
       const otherCells = t.other !== undefined ? ` ${t.other.toFixed(1)} | ${(t.rowsPerSec / t.other).toFixed(2)} |` : '';
       console.log(`| ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |${otherCells}`);
     }
-    const layout = lanes > 1 ? `, one on each of its ${lanes} lanes at once` : '';
     console.log(`\nside by side: each HTTP phase against raw on the service's own batch (${batchRows} rows${layout}), timed right before and after it\n`);
     console.log('| clients | HTTP rows/s | raw rows/s beside it | ratio |');
     console.log('|---|---|---|---|');
