@@ -1,6 +1,3 @@
-/** When each raw request reached JavaScript (the HTTP server's `request` event): the start of its `receive` phase. */
-export const requestArrivals = new WeakMap<object, number>();
-
 /**
  * Where one call's time went, phase by phase, sent back as a `Server-Timing` header (W3C Server
  * Timing) so that a client or the bench can tell the model's own time from the service's.

@@ -7,13 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Account, Gate } from '../../accounts/types.js';
 import type { Config } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
-import { CallTiming, requestArrivals } from '../../engine/timing.js';
+import { CallTiming } from '../../engine/timing.js';
 import type { Question } from '../../engine/render.js';
 import { ClientGone } from '../../engine/batcher.js';
 import { TooManyQuestions } from '../../errors.js';
 import type { ModelRouter } from '../../routing/models.js';
 import { SystemOneRequest, SystemOneResponse, errorResponses } from '../../schemas/systemone.js';
 import type { Metrics } from '../metrics.js';
+import { requestArrivals } from '../request-arrivals.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

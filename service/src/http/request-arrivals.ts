@@ -1,0 +1,2 @@
+/** When each raw request reached JavaScript (the HTTP server's `request` event): the start of its `receive` phase. */
+export const requestArrivals = new WeakMap<object, number>();
