@@ -93,11 +93,13 @@ async function main(): Promise<void> {
     const heads = await probe.questionHeads(Object.values(qs));
     return layOut(Object.keys(qs), heads, await tokenizeState(probe.tokenizer, s), probe.tokenizer.special.sep, limits).rows;
   };
-  const oneRow = (await rowFor(state(stateWords, 0), { q: noul }))[0]!;
-  // Raw runs the rows the HTTP phases' calls produce (client c's i-th call asks about state salt
-  // c·1000 + i): the first 8 calls of each of 32 clients.
+  /** The state of client c's i-th 1-question call: the HTTP phases send it, and raw runs its row. */
+  const callState = (c: number, i: number) => state(stateWords, c * 1000 + i);
+  const noulRow = async (s: string) => (await rowFor(s, { q: noul }))[0]!;
+  const oneRow = await noulRow(callState(0, 0));
+  // Raw runs the rows the HTTP phases' calls produce: the first 8 calls of each of 32 clients.
   const callRows: Row[] = [];
-  for (let i = 0; i < 8; i++) for (let c = 0; c < 32; c++) callRows.push((await rowFor(state(stateWords, c * 1000 + i), { q: noul }))[0]!);
+  for (let i = 0; i < 8; i++) for (let c = 0; c < 32; c++) callRows.push(await noulRow(callState(c, i)));
   const longestCallRow = Math.max(...callRows.map((r) => r.ids.length));
   const tokensPerRow = callRows.reduce((sum, r) => sum + r.ids.length, 0) / callRows.length;
   const callBatch = rowCycle(callRows);
@@ -146,7 +148,9 @@ async function main(): Promise<void> {
   // What the calls' own rows cost against one row repeated (how raw was run before): the same batch
   // size and layout, back to back.
   const repeatedRow = (size: number) => Array.from({ length: size }, () => oneRow);
-  const rowsVsRepeated = [await rawThroughput(batchRows, lanes > 1), await rawThroughput(batchRows, lanes > 1, repeatedRow)] as const;
+  /** Raw on the service's own batch in the service's layout. */
+  const rawAsServiceRuns = (batchOf?: (size: number) => Row[]) => rawThroughput(batchRows, lanes > 1, batchOf);
+  const rowsVsRepeated = [await rawAsServiceRuns(), await rawAsServiceRuns(repeatedRow)] as const;
 
   // The service's own steps run on cold caches: a model run (or any idle spell) leaves the cores'
   // caches holding other data, so a call's route and tokenize steps cost a multiple of what they
@@ -259,7 +263,7 @@ async function main(): Promise<void> {
       return done / ((performance.now() - start) / 1000);
     };
     /** Client c's i-th 1-question call, each on a state of its own. */
-    const oneQuestionCalls = (send: typeof call) => (c: number, i: number) => send(state(stateWords, c * 1000 + i), { q: noul });
+    const oneQuestionCalls = (send: typeof call) => (c: number, i: number) => send(callState(c, i), { q: noul });
     // Beside the service as configured, the same service with the --compare settings (by default, while
     // inline runs are on: with them off), given the same calls, each of its phases right before the
     // first's, so that both are as warm, their databases as full, and drift moves both alike.
@@ -272,9 +276,9 @@ async function main(): Promise<void> {
     const throughput: { clients: number; rowsPerSec: number; rawBeside: number; other?: number }[] = [];
     for (const clients of [1, 8, 32]) {
       const otherRowsPerSec = other ? await callsPerSec(clients, oneQuestionCalls(other.call)) : undefined;
-      const rawBefore = await rawThroughput(batchRows, lanes > 1);
+      const rawBefore = await rawAsServiceRuns();
       const rowsPerSec = await callsPerSec(clients, oneQuestionCalls(call));
-      const rawAfter = await rawThroughput(batchRows, lanes > 1);
+      const rawAfter = await rawAsServiceRuns();
       throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2, other: otherRowsPerSec });
     }
     if (other) await callsPerSec(4, () => other.call(state32, manyQuestions));
@@ -293,14 +297,16 @@ async function main(): Promise<void> {
     const phases1: Record<string, number>[] = [];
     // each sample's model time is that of the very row its call sends
     const samples = Number(args['latency-samples']);
-    const latencyRows = await Promise.all(Array.from({ length: samples }, async (_, i) => (await rowFor(state(stateWords, i), { q: noul }))[0]!));
+    const latencyStates = Array.from({ length: samples }, (_, i) => state(stateWords, i));
+    const latencyRows = await Promise.all(latencyStates.map(noulRow));
     for (let i = 0; i < samples; i++) {
+      const s = latencyStates[i]!;
       model1.push(await timeRaw([latencyRows[i]!]));
-      if (other && i % 2 === 1) http1Other.push((await other.call(state(stateWords, i), { q: noul })).ms);
-      const { ms: took, phases } = await call(state(stateWords, i), { q: noul });
+      if (other && i % 2 === 1) http1Other.push((await other.call(s, { q: noul })).ms);
+      const { ms: took, phases } = await call(s, { q: noul });
       http1.push(took);
       phases1.push({ ...phases, outside: took - (phases.total ?? 0) });
-      if (other && i % 2 === 0) http1Other.push((await other.call(state(stateWords, i), { q: noul })).ms);
+      if (other && i % 2 === 0) http1Other.push((await other.call(s, { q: noul })).ms);
     }
     for (let i = 0; i < Math.max(5, samples / 4); i++) {
       model32.push(await timeRaw(rows32));
