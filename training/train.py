@@ -28,6 +28,8 @@ sys.path.insert(0, str(HERE))
 
 import torch  # noqa: E402
 
+import resume  # noqa: E402
+
 from layout import Layout, answer_index  # noqa: E402
 from model import SEED, build, collate, freeze, set_special_ids, special_tokens  # noqa: E402
 
@@ -39,6 +41,10 @@ DEFAULTS = {
     "minilm-l6-en": {"freeze_layers": 0, "batch_tokens": 4096, "lr": 5e-5, "epochs": 10},
     "me5-small": {"freeze_layers": 4, "batch_tokens": 4096, "lr": 5e-5, "epochs": 6},
 }
+# What must be the same for --resume to go on with a saved run.
+RESUME_MUST_MATCH = ("backbone", "langs", "seed", "head", "interact", "finetune_from", "freeze_layers", "batch_tokens",
+                     "lr", "epochs", "max_steps", "planned_steps", "warmup_steps", "en_share", "train_rows",
+                     "corpus_sha256", "vocab_size")
 # Fitting the segment head on a frozen encoder (the default): the settings that built checkpoints/.
 HEAD_FIT_DEFAULTS = {
     "minilm-l6-en": {"lr": 1e-3, "epochs": 12},
@@ -338,7 +344,7 @@ def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad:
     model.load_state_dict(torch.load(args.out / "best.pt"))
     lg = dev_logits()
     write_dev_logits(args.out / "dev_logits.jsonl", dev, lg)
-    summary = {"done": True, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
+    summary = {"done": complete, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
                "by_language": {lang: accuracy([e for e in dev if e.lang == lang], [r for e, r in zip(dev, lg) if e.lang == lang])
                                for lang in sorted({e.lang for e in dev})},
                "seconds": round(time.perf_counter() - t0, 1)}
@@ -371,6 +377,9 @@ def main(argv=None) -> int:
                     help="segment head: start from RUN/best.pt (a fitted head) and fine-tune the encoder too")
     ap.add_argument("--interact", type=int, default=0,
                     help="segment head: add N late-interaction layers over the frozen encoder's token states (0: none)")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on from OUT/resume.pt (written every --save-every-minutes, at each epoch end and at the deadline)")
+    ap.add_argument("--save-every-minutes", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -440,6 +449,11 @@ def main(argv=None) -> int:
         "backbone_package": cfg["package"], "backbone_package_version": cfg["package_version"],
         "backbone_model": cfg["model"], "torch": torch.__version__,
     }
+    if args.resume:  # the saved optimizer state only means something for the same run
+        before = json.loads((args.out / "train_config.json").read_text())
+        changed = {k: (before.get(k), config[k]) for k in RESUME_MUST_MATCH if before.get(k) != config[k]}
+        if changed:
+            ap.error(f"--resume: the run in {args.out} was started with other settings or data: {changed}")
     (args.out / "train_config.json").write_text(json.dumps(config, indent=1))
     print(json.dumps(config), flush=True)
     log = open(args.out / "log.jsonl", "a", encoding="utf-8")
@@ -469,43 +483,33 @@ def main(argv=None) -> int:
     if args.head == "segment" and not args.finetune_from:
         return fit_segment_head(args, model, train, dev, pad, emit, t0)
     deadline = t0 + args.max_minutes * 60 if args.max_minutes else math.inf
-    step, stop, tokens_done, train_s = 0, False, 0, 0.0
+    state_path = args.out / resume.STATE_FILE
+    progress = resume.Progress(best=best)
+    if args.resume:
+        progress = resume.load_state(state_path, model, opt, sched)
+        best.clear()
+        best.update(progress.best)
+        progress.best = best  # evaluate() updates it in place
+        emit({"resumed": True, "epoch": progress.epoch, "batch": progress.batch, "step": progress.step})
     loss_f = torch.nn.CrossEntropyLoss()
-    model.train()
-    for epoch in range(args.epochs):
-        for b in batches(train, args.batch_tokens, args.seed + epoch):
-            if step >= planned or time.perf_counter() >= deadline:
-                stop = True
-                break
-            ts = time.perf_counter()
-            ids, att, pos, mm, qt = collate(b, pad)
-            logits, _ = model(ids, att, pos, mm, qt)
-            loss = loss_f(logits, torch.tensor([e.label for e in b]))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], 1.0)
-            opt.step()
-            sched.step()
-            step += 1
-            dt = time.perf_counter() - ts
-            train_s += dt
-            tokens_done += ids.numel()
-            if step % 10 == 0 or step == 1:
-                emit({"epoch": epoch, "step": step, "loss": round(float(loss), 4), "rows": len(b), "T": ids.shape[1],
-                      "step_s": round(dt, 2), "train_tokens_per_s": round(tokens_done / train_s, 1),
-                      "lr": opt.param_groups[0]["lr"]})
-            if args.eval_every and step % args.eval_every == 0:
-                evaluate(epoch, step)
-        if stop:
-            break
-        evaluate(epoch, step)
+
+    def step_loss(b):
+        ids, att, pos, mm, qt = collate(b, pad)
+        logits, _ = model(ids, att, pos, mm, qt)
+        return loss_f(logits, torch.tensor([e.label for e in b])), ids.numel()
+
+    complete = resume.run(model, opt, sched, epoch_batches=lambda e: batches(train, args.batch_tokens, args.seed + e),
+                          step_loss=step_loss, epochs=args.epochs, planned=planned, progress=progress,
+                          state_path=state_path, should_stop=lambda: time.perf_counter() >= deadline, save_every_s=args.save_every_minutes * 60,
+                          eval_every=args.eval_every, evaluate=evaluate, emit=emit)
+    step, tokens_done, train_s = progress.step, progress.tokens_done, progress.train_s
     if best.get("step") != step:
-        evaluate(epoch, step)
+        evaluate(progress.epoch, step)
     # the best model's dev logits (all dev rows), for calibrate.py
     model.load_state_dict(torch.load(args.out / "best.pt"))
     lg = predict(model, dev, pad)
     write_dev_logits(args.out / "dev_logits.jsonl", dev, lg)
-    summary = {"done": True, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
+    summary = {"done": complete, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
                "train_s": round(train_s, 1), "train_tokens": tokens_done,
                "padded_tokens_per_s": round(tokens_done / max(1e-9, train_s), 1),
                "epoch_tokens": sum(len(x) * max(len(e.ids) for e in x) for x in batches(train, args.batch_tokens, args.seed))}

@@ -369,3 +369,50 @@ def test_onnx_export_roundtrip(tmp_path, head):
         compress_weights(fp32, out, mode, min_elems=1024)
         assert out.stat().st_size < fp32.stat().st_size
         assert compare(model, ort_session(out), ex, 0)["max_abs_diff_logits"] < tol
+
+
+def _resumable_run(tmp_path, stop_after=None, resume_from=False):
+    """Two epochs of a tiny span-head model over the tiny rows; optionally stopped after N steps."""
+    import torch
+
+    import resume
+    from model import collate
+    from train import warmup_linear
+
+    model = _tiny_model(head="span").train()
+    torch.manual_seed(1)  # dropout
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    sched, _ = warmup_linear(opt, 8, 0.25)
+    rows = _tiny_rows()
+    plan = {0: [[rows[0]], [rows[1], rows[2]], [rows[2]], [rows[0], rows[1]]],
+            1: [[rows[1]], [rows[0], rows[2]], [rows[2], rows[1]], [rows[0]]]}
+    loss_f = torch.nn.CrossEntropyLoss()
+
+    def step_loss(b):
+        ids, att, pos, mm, qt = collate(b, 0)
+        logits, _ = model(ids, att, pos, mm, qt)
+        return loss_f(logits, torch.tensor([r.qtype % 2 for r in b])), ids.numel()
+
+    state = tmp_path / resume.STATE_FILE
+    progress = resume.load_state(state, model, opt, sched) if resume_from else resume.Progress()
+    steps = iter(range(10**6))
+    done = resume.run(model, opt, sched, epoch_batches=plan.__getitem__, step_loss=step_loss, epochs=2, planned=8,
+                      progress=progress, state_path=state, save_every_s=0,
+                      should_stop=lambda: stop_after is not None and next(steps) >= stop_after)
+    return done, progress, model
+
+
+def test_a_resumed_run_takes_the_same_steps_as_one_that_never_stopped(tmp_path):
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    import torch
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    whole_done, whole, whole_model = _resumable_run(tmp_path / "a")
+    stopped_done, stopped, _ = _resumable_run(tmp_path / "b", stop_after=3)  # stops inside the first epoch
+    assert whole_done and not stopped_done
+    assert (stopped.epoch, stopped.batch, stopped.step) == (0, 3, 3)
+    done, resumed, model = _resumable_run(tmp_path / "b", resume_from=True)
+    assert done and resumed.step == whole.step == 8
+    for (name, a), (_, b) in zip(whole_model.state_dict().items(), model.state_dict().items()):
+        assert torch.equal(a, b), name
