@@ -3,7 +3,9 @@
 
     python3 training/corpus/screen.py            # from the repo root
 
-Reads   training/corpus/en/raw.jsonl and every *.jsonl under training/corpus/multilingual/
+Reads   training/corpus/en/raw.jsonl, every *.jsonl under training/corpus/multilingual/ and every
+        *.jsonl under training/corpus/handwritten/ (items written by hand, issue 19: their difficulty is
+        "handwritten", they skip the cue_conflict check, and they split by task in every language)
 Writes  training/corpus/build/{train,dev}.jsonl and training/corpus/build/report.json
 
 Independent of the generators: it only looks at the item format.  Standard library only.
@@ -37,7 +39,7 @@ DEV_MOD = 10  # ~10% of tasks go to dev
 SCORE_DEV_SLOTS = 3  # ~30% of English score tasks (see task_split)
 
 TYPES = {"noul", "choice", "score"}
-DIFFS = {"easy", "boundary", "decoy"}
+DIFFS = {"easy", "boundary", "decoy", HANDWRITTEN := "handwritten"}
 REASONS = ["schema", "label_invalid", "empty_state", "overlong", "jabr_leak", "duplicate_exact", "duplicate_near", "cue_conflict"]
 
 
@@ -116,7 +118,7 @@ def check_label(it) -> bool:
     q, a = it["question"], it["answer"]
     t, c = q["type"], q.get("criteria")
     if t == "choice":
-        return isinstance(c, dict) and 2 <= len(c) <= 12 and isinstance(a, str) and a in c
+        return isinstance(c, dict) and 2 <= len(c) <= 40 and isinstance(a, str) and a in c
     if t == "score":
         return (isinstance(c, list) and 2 <= len(c) <= 10 and all(v is not None and render(v).strip() for v in c)
                 and isinstance(a, int) and not isinstance(a, bool) and 0 <= a < len(c))
@@ -306,6 +308,10 @@ def background_concepts(items) -> dict[str, set]:
 def cue_conflict(it, background: set = frozenset()) -> bool:
     q = it["question"]
     state_l = render(it["state"]).lower()
+    if it["difficulty"] == HANDWRITTEN:
+        # written as contrastive groups: a cue for another option beside the detail that decides the
+        # answer is what such an item teaches, and a person checked the answer
+        return False
     explicit = it["difficulty"] == "decoy" and bool(DISAMBIG.search(state_l))
     if q["type"] == "choice":
         gold = it["answer"]
@@ -339,7 +345,10 @@ def load_raw(paths):
                 if not line:
                     continue
                 try:
-                    items.append((p, json.loads(line)))
+                    it = json.loads(line)
+                    if os.sep + "handwritten" + os.sep in p and isinstance(it, dict):
+                        it.setdefault("difficulty", HANDWRITTEN)
+                    items.append((p, it))
                 except json.JSONDecodeError:
                     items.append((p, {"_bad": line[:80]}))
     return items
@@ -374,7 +383,7 @@ def multilingual_dev_tasks(items) -> set[str]:
 
 
 def split_of(item, ml_dev: set[str]) -> str:
-    if item["lang"] == "en":
+    if item["lang"] == "en" or item["difficulty"] == HANDWRITTEN:
         return task_split(item["task"], item["question"]["type"])
     return "dev" if item["task"] in ml_dev else "train"
 
@@ -440,7 +449,8 @@ def main(argv=None):
     en = os.path.join(ROOT, "en", "raw.jsonl")
     if os.path.exists(en):
         paths.append(en)
-    paths += sorted(glob.glob(os.path.join(ROOT, "multilingual", "**", "*.jsonl"), recursive=True))
+    for folder in ("multilingual", "handwritten"):
+        paths += sorted(glob.glob(os.path.join(ROOT, folder, "**", "*.jsonl"), recursive=True))
     raw = load_raw(paths)
     leak = LeakChecker.from_toml(JABR)
     kept, dropped, drop_by_lang, examples = screen(raw, leak)

@@ -135,3 +135,23 @@ def test_cue_conflict_flags_mislabelled_and_keeps_explicit_decoy():
     decoy = dict(bad, difficulty="decoy", answer="billing",
                  state="I can log in fine and my password works, so this is not a login problem: I was charged twice and want a refund.")
     assert not screen.cue_conflict(decoy)
+
+
+def test_handwritten_items_are_read_kept_with_their_contrast_and_split_by_task(tmp_path):
+    folder = tmp_path / "handwritten"
+    folder.mkdir()
+    crit = {"billing": "Charges, invoices, refunds", "account_access": "Login, password or two-factor problems"}
+    state = ("Last week I couldn't log in and the password reset link never arrived, I was locked out; "
+             "support fixed that on Monday. Today's problem: I was charged twice for March.")
+    rows = [{"id": f"hw-{i}", "lang": lang, "domain": "support-thread", "task": f"team-g{i}", "state": state,
+             "question": {"type": "choice", "instructions": "Which team?", "criteria": crit},
+             "answer": "billing"} for i, lang in enumerate(["en", "fr"])]
+    (folder / "a.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    items = screen.load_raw([str(folder / "a.jsonl")])
+    assert [it["difficulty"] for _, it in items] == ["handwritten", "handwritten"]
+    # cues for account access beside the detail that decides: flagged in a generated item, kept when written by hand
+    assert screen.cue_conflict(dict(items[0][1], difficulty="easy"))
+    assert not screen.cue_conflict(items[0][1])
+    # every language splits by task, as English does
+    for _, it in items:
+        assert screen.split_of(it, ml_dev=set()) == screen.task_split(it["task"], "choice")
