@@ -410,7 +410,7 @@ def screen(items, leak: LeakChecker):
         else:
             q = it["question"]
             key = hashlib.sha1((render(it["state"]).strip().lower() + "\x00" + render(q["instructions"]).strip().lower() + "\x00" + q["type"]
-                                + "\x00" + json.dumps(sorted(map(str, (q["criteria"] or {}))) if q["type"] != "score" else q["criteria"], ensure_ascii=False))
+                                + "\x00" + json.dumps(sorted(map(str, (q.get("criteria") or {}))) if q["type"] != "score" else q["criteria"], ensure_ascii=False))
                                .encode()).hexdigest()
             if key in seen_exact:
                 reason = "duplicate_exact"

@@ -143,15 +143,19 @@ def test_handwritten_items_are_read_kept_with_their_contrast_and_split_by_task(t
     crit = {"billing": "Charges, invoices, refunds", "account_access": "Login, password or two-factor problems"}
     state = ("Last week I couldn't log in and the password reset link never arrived, I was locked out; "
              "support fixed that on Monday. Today's problem: I was charged twice for March.")
-    rows = [{"id": f"hw-{i}", "lang": lang, "domain": "support-thread", "task": f"team-g{i}", "state": state,
+    rows = [{"id": f"hw-{i}", "lang": lang, "domain": "support-thread", "task": f"team-g{i}", "state": f"{state} Ticket {i}.",
              "question": {"type": "choice", "instructions": "Which team?", "criteria": crit},
              "answer": "billing"} for i, lang in enumerate(["en", "fr"])]
-    (folder / "a.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    noul = {"id": "hw-2", "lang": "en", "domain": "support-thread", "task": "refund-g0", "state": state,
+            "question": {"type": "noul", "instructions": "Is the customer locked out now?"}, "answer": False}
+    (folder / "a.jsonl").write_text("\n".join(json.dumps(r) for r in rows + [noul]) + "\n")
     items = screen.load_raw([str(folder / "a.jsonl")])
-    assert [it["difficulty"] for _, it in items] == ["handwritten", "handwritten"]
+    assert [it["difficulty"] for _, it in items] == ["handwritten"] * 3
+    kept, dropped, _, _ = screen.screen(items, screen.LeakChecker([]))
+    assert len(kept) == 3 and not dropped  # a noul without criteria, as the brief writes them
     # cues for account access beside the detail that decides: flagged in a generated item, kept when written by hand
     assert screen.cue_conflict(dict(items[0][1], difficulty="easy"))
     assert not screen.cue_conflict(items[0][1])
     # every language splits by task, as English does
-    for _, it in items:
+    for _, it in items[:2]:
         assert screen.split_of(it, ml_dev=set()) == screen.task_split(it["task"], "choice")
