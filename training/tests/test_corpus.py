@@ -151,8 +151,10 @@ def test_handwritten_items_are_read_kept_with_their_contrast_and_split_by_task(t
     (folder / "a.jsonl").write_text("\n".join(json.dumps(r) for r in rows + [noul]) + "\n")
     items = screen.load_raw([str(folder / "a.jsonl")])
     assert [it["difficulty"] for _, it in items] == ["handwritten"] * 3
-    kept, dropped, _, _ = screen.screen(items, screen.LeakChecker([]))
-    assert len(kept) == 3 and not dropped  # a noul without criteria, as the brief writes them
+    flipped = dict(items[2][1], id="hw-3", state=state.replace("Last week", "Since last week"), answer=True)
+    kept, dropped, _, _ = screen.screen(items + [("a", flipped)], screen.LeakChecker([]))
+    # a noul without criteria, as the brief writes them; its contrastive twin (one detail changed) too
+    assert len(kept) == 4 and not dropped
     # cues for account access beside the detail that decides: flagged in a generated item, kept when written by hand
     assert screen.cue_conflict(dict(items[0][1], difficulty="easy"))
     assert not screen.cue_conflict(items[0][1])
