@@ -139,7 +139,7 @@ export class ProcessedTokenCap extends ServiceError {
     super(
       413,
       'processed_token_cap',
-      `This call would process ${cost} tokens (questions × longest sequence) on ${model}; the cap is ${cap}. ` +
+      `This call would process ${cost} tokens (rows × longest sequence; a row per question, or per group of a split choice question's options) on ${model}; the cap is ${cap}. ` +
         'Send fewer questions or a shorter state.',
       { model, cost, cap },
     );
