@@ -50,7 +50,7 @@ export class Engine {
   get status(): { state: string; error?: string; checkpoints: Record<string, unknown> } {
     const checkpoints: Record<string, unknown> = {};
     for (const [name, c] of this.checkpoints) {
-      checkpoints[name] = { precision: c.precision, tokenizer: c.tokenizer.implementation, fixture: c.manifest.fixture, window: c.manifest.window, queued_rows: c.batcher.depth };
+      checkpoints[name] = { precision: c.precision, weights: c.weights, tokenizer: c.tokenizer.implementation, fixture: c.manifest.fixture, window: c.manifest.window, queued_rows: c.batcher.depth };
     }
     return { state: this.state, ...(this.failure ? { error: this.failure.message } : {}), checkpoints };
   }
