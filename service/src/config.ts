@@ -17,6 +17,7 @@ export interface CheckpointConfig {
 
 export interface Config {
   port: number;
+  /** Listening address (HOST; default 0.0.0.0, every interface). */
   host: string;
   dataDir: string;
   /** Body size limit for POST routes, bytes (413 payload_too_large above it). */

@@ -2,11 +2,11 @@
  * Every error the service answers with, as one class per contract §6 row.
  *
  *   ServiceError (status, code, extra body fields, extra headers)
- *    ├── InvalidJson              400 invalid_json
+ *    ├── InvalidJson              422 invalid_json      (FastAPI's json_invalid detail[] list)
  *    ├── InvalidRequest           422 invalid_request   (FastAPI-style detail[] list)
- *    ├── UnknownModel             400 unknown_model
- *    ├── MissingApiKey            401 missing_api_key
- *    ├── InvalidApiKey            401 invalid_api_key
+ *    ├── UnknownModel             400 unknown_model     (error_type api_usage_error)
+ *    ├── MissingApiKey            403 missing_api_key   (error_type authentication_error)
+ *    ├── InvalidApiKey            401 invalid_api_key   (error_type authentication_error)
  *    ├── AllowanceExhausted       402 allowance_exhausted
  *    ├── StateTooLong             413 state_too_long
  *    ├── TooManyQuestions         413 too_many_questions
@@ -21,6 +21,9 @@
  *
  * The HTTP layer turns any ServiceError into `{"detail": {"error_type", "message", ...extra}}` with the
  * header `x-service-error-code`; anything else becomes InternalError with no internals exposed.
+ * Status and `error_type` follow the earlier service where outside evidence shows what it does (its
+ * official clients, the jevcompat and Bud conformance suites); the header keeps this service's fine
+ * code. Each such choice and its evidence: docs/conformance.md.
  */
 
 export type ErrorCode =
@@ -56,6 +59,11 @@ export class ServiceError extends Error {
     super(message);
     this.name = new.target.name;
   }
+
+  /** The body's `detail.error_type`: the fine code unless the earlier service is known to say otherwise. */
+  get errorType(): string {
+    return this.code;
+  }
 }
 
 /** One FastAPI-style validation problem: `loc` starts with "body". */
@@ -65,9 +73,18 @@ export interface ValidationIssue {
   type: string;
 }
 
+/**
+ * 422 with FastAPI's own list for a body it cannot decode (`json_invalid` at `["body", position]`), as
+ * the earlier service answers and the jevcompat suite expects; the header still says invalid_json.
+ */
 export class InvalidJson extends ServiceError {
   constructor(message = 'The request body is not valid JSON.') {
-    super(400, 'invalid_json', message);
+    super(422, 'invalid_json', message);
+  }
+
+  get issues(): ValidationIssue[] {
+    const position = /position (\d+)/.exec(this.message)?.[1];
+    return [{ loc: position === undefined ? ['body'] : ['body', Number(position)], msg: this.message, type: 'json_invalid' }];
   }
 }
 
@@ -81,19 +98,33 @@ export class UnknownModel extends ServiceError {
   constructor(model: string, accepted: string[]) {
     super(400, 'unknown_model', `Unknown model: ${model}`, { model, accepted_models: accepted });
   }
+
+  /** What the earlier service answered for an unknown model (reference §4.1). */
+  override get errorType(): string {
+    return 'api_usage_error';
+  }
 }
 
 const bearer = { 'www-authenticate': 'Bearer' };
 
+/** 403 like the earlier service (reference §4.1; Bud's conformance test asserts it). */
 export class MissingApiKey extends ServiceError {
   constructor(message = 'Must supply an API key in the Authorization header: "Bearer <key>".') {
-    super(401, 'missing_api_key', message, {}, bearer);
+    super(403, 'missing_api_key', message, {}, bearer);
+  }
+
+  override get errorType(): string {
+    return 'authentication_error';
   }
 }
 
 export class InvalidApiKey extends ServiceError {
   constructor(message = 'Cannot authenticate with the server. Please check your API key and try again.') {
     super(401, 'invalid_api_key', message, {}, bearer);
+  }
+
+  override get errorType(): string {
+    return 'authentication_error';
   }
 }
 
@@ -139,7 +170,7 @@ export class ProcessedTokenCap extends ServiceError {
     super(
       413,
       'processed_token_cap',
-      `This call would process ${cost} tokens (questions × longest sequence) on ${model}; the cap is ${cap}. ` +
+      `This call would process ${cost} tokens (rows × longest sequence; a row per question, or per group of a split choice question's options) on ${model}; the cap is ${cap}. ` +
         'Send fewer questions or a shorter state.',
       { model, cost, cap },
     );

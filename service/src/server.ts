@@ -84,7 +84,7 @@ export async function startService(config: Config, parts: ServiceParts): Promise
     await engine.start({ onWaiting: (dir) => app.log.warn({ dir }, 'waiting for checkpoint files to appear') });
     for (const [name, c] of engine.checkpoints) {
       app.log.info(
-        { checkpoint: name, precision: c.precision, fixture: c.manifest.fixture, window: c.manifest.window },
+        { checkpoint: name, precision: c.precision, weights: c.weights, fixture: c.manifest.fixture, window: c.manifest.window },
         c.precision === 'int8' ? 'checkpoint loaded with its int8 graph (opted in)' : 'checkpoint loaded',
       );
     }

@@ -4,16 +4,16 @@
      ├── APIError                                  (alias TypeSafeAPIError)  any non-2xx answer
      │    │   .status .code (x-service-error-code) .message .body .headers
      │    │   .request_id .retry_after_ms .endpoint
-     │    ├── BadRequestError              400     invalid_json, unknown_model
-     │    ├── AuthenticationError          401     missing_api_key, invalid_api_key
+     │    ├── BadRequestError              400     unknown_model
+     │    ├── AuthenticationError          401     invalid_api_key
      │    ├── AllowanceExhaustedError      402     allowance_exhausted   (.allowance .used .resets_at .usage_view)
-     │    ├── PermissionDeniedError        403
+     │    ├── PermissionDeniedError        403     missing_api_key (403 like the earlier service)
      │    ├── NotFoundError                404
      │    ├── PayloadTooLargeError         413     payload_too_large     (.limit_bytes)
      │    │    ├── StateTooLongError       413     state_too_long        (.questions {name: QuestionRoom} .state_tokens .model)
      │    │    ├── TooManyQuestionsError   413     too_many_questions    (.limit)
      │    │    └── ProcessedTokenCapError  413     processed_token_cap   (.cost .cap .model)
-     │    ├── UnprocessableEntityError     422     invalid_request       (.issues: the detail[] list)
+     │    ├── UnprocessableEntityError     422     invalid_request, invalid_json (.issues: the detail[] list)
      │    ├── RateLimitError               429     rate_limited, in_flight_limit
      │    ├── InternalServerError          5xx     internal_error
      │    │    └── OverloadedError         529     overloaded, starting

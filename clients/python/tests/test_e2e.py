@@ -43,6 +43,7 @@ from structqa import (
     Noul,
     OverloadedError,
     PayloadTooLargeError,
+    PermissionDeniedError,
     ProcessedTokenCapError,
     RateLimitError,
     RetryPolicy,
@@ -406,12 +407,12 @@ async def test_usage(server: LiveServer, make: Any) -> None:
 # Errors (contract §6) through the client
 
 
-async def test_400_invalid_json(server: LiveServer, make: Any) -> None:
+async def test_422_invalid_json(server: LiveServer, make: Any) -> None:
     # system_one always sends valid JSON, so the transport swaps in a broken body.
     hook = Hook(rewrite=lambda req: rebuilt(req, content=b'{"state": "x", "questions": '))
     err = await rejection(make(hook=hook).system_one("x", {"q": Noul()}))
-    assert isinstance(err, BadRequestError), repr(err)
-    assert (err.status, err.code) == (400, "invalid_json")
+    assert isinstance(err, UnprocessableEntityError), repr(err)
+    assert (err.status, err.code) == (422, "invalid_json")
     assert err.request_id and REQUEST_ID.match(err.request_id)
     # The mapping function on a response fetched directly.
     raw = httpx.post(
@@ -420,7 +421,7 @@ async def test_400_invalid_json(server: LiveServer, make: Any) -> None:
         content=b"not json",
     )
     mapped = api_error(raw.status_code, raw.json(), raw.headers)
-    assert isinstance(mapped, BadRequestError) and mapped.code == "invalid_json"
+    assert isinstance(mapped, UnprocessableEntityError) and mapped.code == "invalid_json"
 
 
 async def test_422_invalid_request(make: Any) -> None:
@@ -442,12 +443,12 @@ async def test_400_unknown_model(make: Any) -> None:
     assert err.accepted_models and "legacy-latest" in err.accepted_models and "core-0.3.20" in err.accepted_models
 
 
-async def test_401_missing_and_invalid_key(make: Any) -> None:
+async def test_403_missing_and_401_invalid_key(make: Any) -> None:
     # The client will not run without a key, so the transport drops the header it sends.
     hook = Hook(rewrite=lambda req: rebuilt(req, drop=("authorization",)))
     missing = await rejection(make(hook=hook).system_one("x", {"q": Noul(instructions="x?")}))
-    assert isinstance(missing, AuthenticationError), repr(missing)
-    assert (missing.status, missing.code) == (401, "missing_api_key")
+    assert isinstance(missing, PermissionDeniedError), repr(missing)
+    assert (missing.status, missing.code) == (403, "missing_api_key")
     assert missing.headers.get("www-authenticate", "").startswith("Bearer")
     for key in ("sqa_live_" + "x" * 40, "not-a-key", "ts_" + "a" * 40):
         err = await rejection(make(api_key=key).system_one("x", {"q": Noul(instructions="x?")}))

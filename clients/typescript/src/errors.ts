@@ -3,16 +3,16 @@
  *
  *   StructqaError                         anything this library throws
  *    ├── APIError                         a non-2xx response: status, code, message, body, requestId, retryAfterMs
- *    │    ├── BadRequestError             400  invalid_json, unknown_model
- *    │    ├── AuthenticationError         401  missing_api_key, invalid_api_key
+ *    │    ├── BadRequestError             400  unknown_model
+ *    │    ├── AuthenticationError         401  invalid_api_key
  *    │    ├── AllowanceExhaustedError     402  allowance_exhausted        (never retried)
- *    │    ├── PermissionDeniedError       403
+ *    │    ├── PermissionDeniedError       403  missing_api_key (403 like the earlier service)
  *    │    ├── NotFoundError               404
  *    │    ├── PayloadTooLargeError        413  payload_too_large
  *    │    │    ├── StateTooLongError           state_too_long      (questions: {name: {room, overflow}}, stateTokens, model)
  *    │    │    ├── TooManyQuestionsError       too_many_questions  (limit)
  *    │    │    └── ProcessedTokenCapError      processed_token_cap (cost, cap, model)
- *    │    ├── UnprocessableEntityError    422  invalid_request            (issues = detail[])
+ *    │    ├── UnprocessableEntityError    422  invalid_request, invalid_json (issues = detail[])
  *    │    ├── RateLimitError              429  rate_limited, in_flight_limit   (retried)
  *    │    └── InternalServerError         5xx  internal_error …          (retried)
  *    │         └── OverloadedError        529  overloaded, starting      (retried)

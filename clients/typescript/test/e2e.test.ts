@@ -26,6 +26,7 @@ import {
   type Fetch,
   OverloadedError,
   PayloadTooLargeError,
+  PermissionDeniedError,
   ProcessedTokenCapError,
   RateLimitError,
   StateTooLongError,
@@ -196,12 +197,12 @@ describe('answers', () => {
 });
 
 describe('errors (contract §6) through the client', () => {
-  test('400 invalid_json: a raw bad body through request() maps to BadRequestError', async () => {
+  test('422 invalid_json: a raw bad body through request() maps to UnprocessableEntityError', async () => {
     // request() always serialises its body, so the injected fetch swaps in a broken one.
     const { fetch: f } = countingFetch((init) => ({ ...init, body: '{"state": "x", "questions": ' }));
     const err = await rejection(client({ fetch: f }).request('POST', '/v1/systemone', { body: {} }));
-    assert.ok(err instanceof BadRequestError, String(err));
-    assert.equal(err.status, 400);
+    assert.ok(err instanceof UnprocessableEntityError, String(err));
+    assert.equal(err.status, 422);
     assert.equal(err.code, 'invalid_json');
     assert.match(err.requestId ?? '', REQUEST_ID);
 
@@ -212,7 +213,7 @@ describe('errors (contract §6) through the client', () => {
       body: 'not json',
     });
     const mapped = APIError.fromResponse({ status: res.status, body: await res.json(), headers: res.headers });
-    assert.ok(mapped instanceof BadRequestError);
+    assert.ok(mapped instanceof UnprocessableEntityError);
     assert.equal(mapped.code, 'invalid_json');
   });
 
@@ -243,7 +244,7 @@ describe('errors (contract §6) through the client', () => {
     assert.ok(err.acceptedModels?.includes('core-0.3.20'));
   });
 
-  test('401 missing and invalid keys → AuthenticationError with WWW-Authenticate', async () => {
+  test('403 missing key → PermissionDeniedError, 401 invalid keys → AuthenticationError, with WWW-Authenticate', async () => {
     // The client refuses to run without a key, so the injected fetch drops the header it sends.
     const { fetch: strip } = countingFetch((init) => {
       const headers = { ...(init.headers as Record<string, string>) };
@@ -251,8 +252,8 @@ describe('errors (contract §6) through the client', () => {
       return { ...init, headers };
     });
     const missing = await rejection(client({ fetch: strip }).systemOne({ state: 'x', questions: { q: noul('x?') } }));
-    assert.ok(missing instanceof AuthenticationError, String(missing));
-    assert.equal(missing.status, 401);
+    assert.ok(missing instanceof PermissionDeniedError, String(missing));
+    assert.equal(missing.status, 403);
     assert.equal(missing.code, 'missing_api_key');
     assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer/);
 

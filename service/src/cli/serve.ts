@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { adminRoutes } from '../http/routes/admin.js';
 import { usageRoutes } from '../http/routes/usage.js';
 import { startService } from '../server.js';
+import { firstCallHint, localUrl } from './first-call.js';
 
 export async function serve(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
@@ -21,6 +22,8 @@ export async function serve(config: Config): Promise<void> {
     ],
   });
   log.info({ url: service.url, dataDir: config.dataDir }, 'listening; loading checkpoints');
+  const url = localUrl(config.host, Number(new URL(service.url).port));
+  process.stderr.write(firstCallHint(url, config.accounts.firstKeyFile, config.accounts.defaultAccountName));
 
   const shutdown = (signal: string) => {
     log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight calls');

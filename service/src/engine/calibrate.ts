@@ -89,7 +89,9 @@ export function toAnswer(type: QuestionType, keys: string[], p: number[], criter
       return { type: 'choice', choice: keys[argmax(p)]!, probabilities, confidence: choiceConfidence(p) };
     case 'score': {
       const legend: Record<string, Content> = {};
-      (criteria as Content[]).forEach((level, i) => (legend[String(i)] = level));
+      // Never null: the official Python SDK rejects a null legend value (a level given as null has no
+      // description, so its legend is the empty string; docs/conformance.md).
+      (criteria as Content[]).forEach((level, i) => (legend[String(i)] = level ?? ''));
       const score = p.reduce((sum, pi, i) => sum + i * pi, 0);
       return { type: 'score', score, legend, probabilities, confidence: scoreConfidence(p) };
     }

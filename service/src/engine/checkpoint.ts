@@ -50,6 +50,17 @@ export class Checkpoint {
     return this.manifest.name;
   }
 
+  /**
+   * How the graph file stores its weights, as its builder recorded it (`provenance.export.weights`:
+   * fp32, fp16 or int8 weight-only, which ONNX Runtime de-quantises at load), apart from `precision`,
+   * the arithmetic it runs in. The bundled multilingual checkpoint: int8 weights, fp32 arithmetic.
+   */
+  get weights(): string {
+    if (this.precision === 'int8') return 'int8';
+    const recorded = (this.manifest.provenance?.['export'] as { weights?: unknown } | undefined)?.weights;
+    return typeof recorded === 'string' ? recorded : 'fp32';
+  }
+
   /** Heads of these questions, tokenized once and then served from the cache. */
   async questionHeads(questions: Question[]): Promise<QuestionHead[]> {
     const keys = questions.map((q) => JSON.stringify([q.type, q.instructions ?? null, q.criteria ?? null]));

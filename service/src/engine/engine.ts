@@ -50,7 +50,7 @@ export class Engine {
   get status(): { state: string; error?: string; checkpoints: Record<string, unknown> } {
     const checkpoints: Record<string, unknown> = {};
     for (const [name, c] of this.checkpoints) {
-      checkpoints[name] = { precision: c.precision, tokenizer: c.tokenizer.implementation, fixture: c.manifest.fixture, window: c.manifest.window, queued_rows: c.batcher.depth };
+      checkpoints[name] = { precision: c.precision, weights: c.weights, tokenizer: c.tokenizer.implementation, fixture: c.manifest.fixture, window: c.manifest.window, queued_rows: c.batcher.depth };
     }
     return { state: this.state, ...(this.failure ? { error: this.failure.message } : {}), checkpoints };
   }
@@ -162,10 +162,16 @@ export class Engine {
     let outputTokens = 0;
     // The state's language is only worth detecting when the checkpoint calibrates by language.
     const language = checkpoint.manifest.calibration.by_language ? opts.route?.language : undefined;
+    let row = 0;
     call.names.forEach((name, i) => {
       const head = laidOut.heads[i]!;
       const t = temperatureFor(checkpoint.manifest.calibration, head.type, head.keys.length, language);
-      const p = softmax(logits[i]!, t);
+      // A split choice question's rows hold contiguous groups of its options in order: their logits,
+      // joined, are the question's logits in marker order, normalised together.
+      const count = laidOut.rowsPerQuestion[i]!;
+      const questionLogits = count === 1 ? logits[row]! : logits.slice(row, row + count).flatMap((l) => Array.from(l));
+      row += count;
+      const p = softmax(questionLogits, t);
       answers[name] = toAnswer(head.type, head.keys, p, call.questions[i]!.criteria);
       outputTokens += head.keys.length;
     });

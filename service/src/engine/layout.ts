@@ -7,7 +7,13 @@
  *   room      = window − 1 − len(head)          (the final [SEP] is the 1)
  *   sequence  = len(head) + len(state) + 1
  *   overflow  = max(0, sequence − window)
- *   processed = questions × longest sequence    (must stay within the checkpoint's cap)
+ *   processed = rows × longest sequence         (must stay within the checkpoint's cap)
+ *
+ * A choice question whose head and options do not fit one sequence beside the state is split: each
+ * row holds the prefix ([CLS] head [SEP]), one contiguous group of options, [SEP], the state, [SEP];
+ * the engine scores every option in its row and normalises over all of them together. Its room is
+ * its tightest row's (window − 2 − len(prefix) − the widest group's option tokens); when even one
+ * option per row cannot hold the state, the room reported is that of the longest option alone.
  */
 import { ProcessedTokenCap, StateTooLong, type QuestionRoom } from '../errors.js';
 import type { QuestionType } from './manifest.js';
@@ -26,7 +32,7 @@ export interface QuestionHead {
   keys: string[];
 }
 
-/** One model row: a question's head, the state and the closing separator. */
+/** One model row: a question's head (or its prefix and one group of its options), the state and the closing separator. */
 export interface Row {
   ids: Int32Array;
   markers: number[];
@@ -35,11 +41,13 @@ export interface Row {
 
 export interface LaidOutCall {
   rows: Row[];
+  /** Rows of each question, in question order (a choice question split over groups has several). */
+  rowsPerQuestion: number[];
   heads: QuestionHead[];
   stateTokens: number;
   /** Σ sequence lengths: what the model reads. */
   inputTokens: number;
-  /** questions × longest sequence: what is charged. */
+  /** rows × longest sequence: what is charged (one row per question unless its options were split). */
   processedTokens: number;
 }
 
@@ -82,35 +90,130 @@ export interface Limits {
   processedTokenCap: number;
 }
 
+/** The pieces of a cached head: the prefix up to the first marker, each option's segment, the closing [SEP]. */
+function segments(head: QuestionHead): { prefix: number[]; options: number[][] } {
+  const first = head.markers[0] ?? head.ids.length - 1;
+  const options = head.markers.map((m, k) => head.ids.slice(m, head.markers[k + 1] ?? head.ids.length - 1));
+  return { prefix: head.ids.slice(0, first), options };
+}
+
+/** Contiguous groups, each filled in order up to `capacity` option tokens (every option fits alone). */
+function fill(lengths: number[], capacity: number): number[][] {
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let used = 0;
+  lengths.forEach((length, k) => {
+    if (current.length > 0 && used + length > capacity) {
+      groups.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(k);
+    used += length;
+  });
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
 /**
- * Check the call against the window and the cap, then build its rows.
- * Throws StateTooLong (with room and overflow for every question) or ProcessedTokenCap.
+ * Split a question's options into contiguous groups that fit beside the state: as few rows as the
+ * state allows, then the options spread evenly over them (the smallest per-row budget that still needs
+ * no more rows), so the longest row — which sets the processed cost — is as short as it can be.
  */
-export function layOut(names: string[], heads: QuestionHead[], stateIds: number[], sep: number, limits: Limits): LaidOutCall {
+export function groupOptions(lengths: number[], capacity: number): number[][] {
+  const rows = fill(lengths, capacity).length;
+  let low = Math.max(...lengths);
+  let high = capacity;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (fill(lengths, mid).length <= rows) high = mid;
+    else low = mid + 1;
+  }
+  return fill(lengths, low);
+}
+
+/** One question's option groups (one row each) for a state of `stateLength` tokens, and its room. */
+interface QuestionLayout {
+  /** Option indices per row; undefined when the state cannot fit even with every option alone. */
+  groups: number[][] | undefined;
+  /** State tokens its tightest row holds (when it cannot fit: the most any grouping would hold); may be negative. */
+  room: number;
+}
+
+function planQuestion(head: QuestionHead, stateLength: number, window: number): QuestionLayout {
+  const single = { groups: [head.markers.map((_, k) => k)], room: window - 1 - head.ids.length };
+  if (head.ids.length + stateLength + 1 <= window) return single;
+  // Only choice questions are split (contract §5): noul has two options and score at most ten.
+  if (head.type !== 'choice') return { groups: undefined, room: single.room };
+  const { prefix, options } = segments(head);
+  const lengths = options.map((o) => o.length);
+  const longest = Math.max(...lengths);
+  const capacity = window - 1 - stateLength - prefix.length - 1;
+  if (longest > capacity) return { groups: undefined, room: window - 2 - prefix.length - longest };
+  const groups = groupOptions(lengths, capacity);
+  return { groups, room: groupRoom(head, groups, window) };
+}
+
+/** The room beside a question's tightest row when its options are grouped so. */
+function groupRoom(head: QuestionHead, groups: number[][], window: number): number {
+  const { prefix, options } = segments(head);
+  const widest = Math.max(...groups.map((g) => g.reduce((sum, k) => sum + options[k]!.length, 0)));
+  return window - 2 - prefix.length - widest;
+}
+
+function buildRow(head: QuestionHead, group: number[], stateIds: number[], sep: number): Row {
+  const { prefix, options } = segments(head);
+  const parts: number[] = [...prefix];
+  const markers: number[] = [];
+  for (const k of group) {
+    markers.push(parts.length);
+    parts.push(...options[k]!);
+  }
+  parts.push(sep);
+  const ids = new Int32Array(parts.length + stateIds.length + 1);
+  ids.set(parts, 0);
+  ids.set(stateIds, parts.length);
+  ids[ids.length - 1] = sep;
+  return { ids, markers, qtype: QTYPE_ID[head.type] };
+}
+
+/**
+ * Check the call against the window and the cap, then build its rows: one per question, or, for a
+ * choice question whose options do not fit one sequence beside the state, one per group of options
+ * (contract §5). Throws StateTooLong (room and overflow for every question) or ProcessedTokenCap.
+ * `groupsOf` may impose a grouping per question (tests and the grouping tolerance measurement).
+ */
+export function layOut(
+  names: string[],
+  heads: QuestionHead[],
+  stateIds: number[],
+  sep: number,
+  limits: Limits,
+  groupsOf?: (index: number) => number[][] | undefined,
+): LaidOutCall {
   const rooms: Record<string, QuestionRoom> = {};
   let tooLong = false;
-  let longest = 0;
-  let inputTokens = 0;
-  heads.forEach((head, i) => {
-    const sequence = head.ids.length + stateIds.length + 1;
-    const room = Math.max(0, limits.window - 1 - head.ids.length);
-    const overflow = Math.max(0, sequence - limits.window);
-    rooms[names[i]!] = { room, overflow };
-    if (overflow > 0) tooLong = true;
-    longest = Math.max(longest, sequence);
-    inputTokens += sequence;
+  const plans = heads.map((head, i) => {
+    const imposed = groupsOf?.(i);
+    const plan = imposed ? { groups: imposed, room: groupRoom(head, imposed, limits.window) } : planQuestion(head, stateIds.length, limits.window);
+    // A room below zero (a head longer than the window) is reported as 0, its overflow in full.
+    const overflow = Math.max(0, stateIds.length - plan.room);
+    rooms[names[i]!] = { room: Math.max(0, plan.room), overflow };
+    if (!plan.groups || overflow > 0) tooLong = true;
+    return plan;
   });
   if (tooLong) throw new StateTooLong(limits.model, stateIds.length, rooms);
-  const processedTokens = heads.length * longest;
+  const rows: Row[] = [];
+  const rowsPerQuestion = plans.map((plan, i) => {
+    for (const group of plan.groups!) rows.push(buildRow(heads[i]!, group, stateIds, sep));
+    return plan.groups!.length;
+  });
+  const longest = Math.max(0, ...rows.map((r) => r.ids.length));
+  const inputTokens = rows.reduce((sum, r) => sum + r.ids.length, 0);
+  const processedTokens = rows.length * longest;
   if (processedTokens > limits.processedTokenCap) {
     throw new ProcessedTokenCap(limits.model, processedTokens, limits.processedTokenCap);
   }
-  const rows = heads.map((head) => {
-    const ids = new Int32Array(head.ids.length + stateIds.length + 1);
-    ids.set(head.ids, 0);
-    ids.set(stateIds, head.ids.length);
-    ids[ids.length - 1] = sep;
-    return { ids, markers: head.markers, qtype: QTYPE_ID[head.type] };
-  });
-  return { rows, heads, stateTokens: stateIds.length, inputTokens, processedTokens };
+  return { rows, rowsPerQuestion, heads, stateTokens: stateIds.length, inputTokens, processedTokens };
 }
+

@@ -73,7 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler(async (error, request, reply) => {
-    const serviceError = toServiceError(error, config.bodyLimitBytes);
+    const serviceError = toServiceError(error, config.bodyLimitBytes, request.body);
     if (serviceError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: serviceError.code, status: serviceError.status }, serviceError.message);
     request.errorCode = serviceError.code;

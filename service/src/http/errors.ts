@@ -15,10 +15,11 @@ interface FastifyLikeError {
   message?: string;
 }
 
-export function toServiceError(error: unknown, bodyLimitBytes: number): ServiceError {
+/** `body`: the parsed request body, when there is one (validation problems inside a question name its type). */
+export function toServiceError(error: unknown, bodyLimitBytes: number, body?: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
   const e = (error ?? {}) as FastifyLikeError;
-  if (Array.isArray(e.validation)) return new InvalidRequest(toIssues(e.validation));
+  if (Array.isArray(e.validation)) return new InvalidRequest(toIssues(e.validation, body));
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new PayloadTooLarge(bodyLimitBytes);
   if (e.statusCode === 400 || e.code?.startsWith('FST_ERR_CTP')) {
     return new InvalidJson(`The request body is not valid JSON: ${e.message ?? 'parse error'}`);
@@ -27,6 +28,6 @@ export function toServiceError(error: unknown, bodyLimitBytes: number): ServiceE
 }
 
 export function errorBody(error: ServiceError): unknown {
-  if (error instanceof InvalidRequest) return { detail: error.issues };
-  return { detail: { error_type: error.code, message: error.message, ...error.extra } };
+  if (error instanceof InvalidRequest || error instanceof InvalidJson) return { detail: error.issues };
+  return { detail: { error_type: error.errorType, message: error.message, ...error.extra } };
 }

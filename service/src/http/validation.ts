@@ -55,13 +55,30 @@ function describe(error: AjvError): { type: string; msg: string; extra: (string 
   }
 }
 
-export function toIssues(errors: AjvError[]): ValidationIssue[] {
+const QUESTION_TYPES = new Set(['noul', 'choice', 'score']);
+
+/**
+ * FastAPI validates a question as a tagged union, so a problem inside a question whose `type` is known
+ * is reported under that tag: ["body","questions","q","score","criteria"], as the earlier clients
+ * render it (reference §4.1; Bud's conformance test). Ajv's path has no tag: insert it from the body.
+ */
+function withQuestionTag(loc: (string | number)[], body: unknown): (string | number)[] {
+  if (loc[0] !== 'body' || loc[1] !== 'questions' || loc.length < 4) return loc;
+  const questions = (body as { questions?: unknown } | null)?.questions;
+  if (!questions || typeof questions !== 'object') return loc;
+  const question = Object.hasOwn(questions, loc[2]!) ? (questions as Record<string, unknown>)[loc[2]!] : undefined;
+  const type = (question as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || !QUESTION_TYPES.has(type)) return loc;
+  return [...loc.slice(0, 3), type, ...loc.slice(3)];
+}
+
+export function toIssues(errors: AjvError[], body?: unknown): ValidationIssue[] {
   // An anyOf failure also reports each branch's failure at the same path: keep only the anyOf.
   const unions = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
   const kept = errors.filter((e) => e.keyword === 'anyOf' || !unions.has(e.instancePath));
   const issues = kept.map((error) => {
     const { type, msg, extra } = describe(error);
-    return { loc: ['body', ...location(error.instancePath), ...extra], msg, type };
+    return { loc: withQuestionTag(['body', ...location(error.instancePath), ...extra], body), msg, type };
   });
   return issues.length > 0 ? issues : [{ loc: ['body'], msg: 'Invalid request', type: 'value_error' }];
 }

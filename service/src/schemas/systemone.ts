@@ -102,7 +102,7 @@ export const SystemOneResponse = Type.Object({
   usage: Type.Object({
     input_tokens: Type.Integer(),
     output_tokens: Type.Integer(),
-    processed_tokens: Type.Integer({ description: 'questions × longest per-question sequence: the amount charged.' }),
+    processed_tokens: Type.Integer({ description: 'rows × longest sequence (a row per question, or per group of a split choice question\'s options): the amount charged.' }),
   }),
 });
 

@@ -107,10 +107,10 @@ for (const backend of BACKENDS) {
       await assert.rejects(gate.createKey('nobody'), /No account/);
     });
 
-    it('refuses missing, malformed, unknown and earlier-service keys with 401 and WWW-Authenticate', async () => {
-      const e1 = await rejects(gate.authenticate(undefined), 401, 'missing_api_key');
+    it('refuses a missing key with 403, malformed, unknown and earlier-service keys with 401, all with WWW-Authenticate', async () => {
+      const e1 = await rejects(gate.authenticate(undefined), 403, 'missing_api_key');
       assert.equal(e1.headers['www-authenticate'], 'Bearer');
-      await rejects(gate.authenticate('Bearer '), 401, 'missing_api_key');
+      await rejects(gate.authenticate('Bearer '), 403, 'missing_api_key');
       const e2 = await rejects(gate.authenticate('Basic Zm9vOmJhcg=='), 401, 'invalid_api_key');
       assert.equal(e2.headers['www-authenticate'], 'Bearer');
       for (const k of ['ts_0123456789abcdef', 'tsk_live_abcdef0123456789', 'sk-0123456789abcdef']) {

@@ -89,11 +89,11 @@ describe('GET /v1/usage, /app/usage and the admin routes', () => {
     assert.equal(after.headers['www-authenticate'], 'Bearer');
   });
 
-  it('/v1/usage: 401 without a key, 401 for an earlier-service key, 422 for a bad month', async () => {
+  it('/v1/usage: 403 without a key, 401 for an earlier-service key, 422 for a bad month', async () => {
     const r = await app.inject({ method: 'GET', url: '/v1/usage' });
-    assert.equal(r.statusCode, 401);
+    assert.equal(r.statusCode, 403);
     assert.equal(r.headers['x-service-error-code'], 'missing_api_key');
-    assert.equal(r.json().detail.error_type, 'missing_api_key');
+    assert.equal(r.json().detail.error_type, 'authentication_error');
     const e = await app.inject({ method: 'GET', url: '/v1/usage', headers: { authorization: 'Bearer tsk_0123456789abcdef' } });
     assert.equal(e.statusCode, 401);
     assert.match(e.json().detail.message, /separate/);

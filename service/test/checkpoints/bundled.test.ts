@@ -70,4 +70,14 @@ describe('bundled trained checkpoints', () => {
       assert.ok(typeof out.answers.billing!.noul === 'number');
     }
   });
+
+  it('/readyz and the README say the same about precision: fp32 arithmetic, int8-stored weights for the multilingual one', async () => {
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    const checkpoints = ready.json().checkpoints as Record<string, { precision: string; weights: string }>;
+    assert.deepEqual(checkpoints[ENGLISH_CHECKPOINT], { ...checkpoints[ENGLISH_CHECKPOINT], precision: 'fp32', weights: 'fp16' });
+    assert.deepEqual(checkpoints[MULTILINGUAL_CHECKPOINT], { ...checkpoints[MULTILINGUAL_CHECKPOINT], precision: 'fp32', weights: 'int8' });
+    const readme = fs.readFileSync(path.join(BUNDLED_CHECKPOINTS_DIR, '..', 'README.md'), 'utf8');
+    assert.match(readme, /`core-multilingual-0\.3\.20`: [^;]*int8-stored weights[^;]*fp32 arithmetic/);
+    assert.match(readme, /`core-0\.3\.20`: [^;]*fp16-stored weights[^;]*fp32 arithmetic/);
+  });
 });

@@ -227,24 +227,35 @@ describe('errors', () => {
     assert.equal(res.status, status, JSON.stringify(res.body));
     assert.equal(res.headers['x-service-error-code'], code);
     assert.match(String(res.headers['x-request-id']), REQUEST_ID);
-    if (code !== 'invalid_request') {
-      assert.equal(res.body.detail.error_type, code);
+    if (code !== 'invalid_request' && code !== 'invalid_json') {
+      // error_type follows the earlier service where it is known (docs/conformance.md).
+      assert.equal(res.body.detail.error_type, EARLIER_ERROR_TYPE[code] ?? code);
       assert.equal(typeof res.body.detail.message, 'string');
     }
   }
+  const EARLIER_ERROR_TYPE: Record<string, string> = {
+    missing_api_key: 'authentication_error',
+    invalid_api_key: 'authentication_error',
+    unknown_model: 'api_usage_error',
+  };
 
-  test('401 missing and invalid keys, with WWW-Authenticate', async () => {
+  test('403 missing key and 401 invalid key, both authentication_error, with WWW-Authenticate', async () => {
     const missing = await call({ state: 'x', questions }, {});
-    assertError(missing, 401, 'missing_api_key');
+    assertError(missing, 403, 'missing_api_key');
     assert.equal(missing.headers['www-authenticate'], 'Bearer');
     assertError(await call({ state: 'x', questions }, { authorization: 'Bearer nope' }), 401, 'invalid_api_key');
   });
 
-  test('400 invalid_json for a body that is not JSON, whatever its content type', async () => {
+  test('422 with FastAPI\'s json_invalid detail[] for a body that is not JSON, whatever its content type; the header says invalid_json', async () => {
     for (const contentType of ['application/json', 'text/plain']) {
       const res = await t.app.inject({ method: 'POST', url: '/v1/systemone', payload: '{"state": ', headers: { ...t.auth, 'content-type': contentType } });
-      assert.equal(res.statusCode, 400);
+      assert.equal(res.statusCode, 422);
       assert.equal(res.headers['x-service-error-code'], 'invalid_json');
+      const detail = res.json().detail;
+      assert.ok(Array.isArray(detail) && detail.length === 1, res.body);
+      assert.equal(detail[0].type, 'json_invalid');
+      assert.equal(detail[0].loc[0], 'body');
+      assert.equal(typeof detail[0].msg, 'string');
     }
   });
 
@@ -255,12 +266,14 @@ describe('errors', () => {
     ['missing questions', { state: 'x' }, ['body', 'questions']],
     ['empty questions', { state: 'x', questions: {} }, ['body', 'questions']],
     ['unknown type', { state: 'x', questions: { q: { type: 'bool', instructions: 'x' } } }, ['body', 'questions', 'q']],
-    ['one choice option', { state: 'x', questions: { q: { type: 'choice', criteria: { a: null } } } }, ['body', 'questions', 'q', 'criteria']],
-    ['choice criteria as a list', { state: 'x', questions: { q: { type: 'choice', criteria: ['a', 'b'] } } }, ['body', 'questions', 'q', 'criteria']],
-    ['11 score levels', { state: 'x', questions: { q: { type: 'score', criteria: Array.from({ length: 11 }, (_, i) => `l${i}`) } } }, ['body', 'questions', 'q', 'criteria']],
-    ['score criteria as a map', { state: 'x', questions: { q: { type: 'score', criteria: { '0': 'low', '1': 'high' } } } }, ['body', 'questions', 'q', 'criteria']],
-    ['missing choice criteria', { state: 'x', questions: { q: { type: 'choice', instructions: 'x' } } }, ['body', 'questions', 'q', 'criteria']],
-    ['number instructions', { state: 'x', questions: { q: { type: 'noul', instructions: 5 } } }, ['body', 'questions', 'q', 'instructions']],
+    ['one choice option', { state: 'x', questions: { q: { type: 'choice', criteria: { a: null } } } }, ['body', 'questions', 'q', 'choice', 'criteria']],
+    ['choice criteria as a list', { state: 'x', questions: { q: { type: 'choice', criteria: ['a', 'b'] } } }, ['body', 'questions', 'q', 'choice', 'criteria']],
+    ['11 score levels', { state: 'x', questions: { q: { type: 'score', criteria: Array.from({ length: 11 }, (_, i) => `l${i}`) } } }, ['body', 'questions', 'q', 'score', 'criteria']],
+    ['score criteria as a map', { state: 'x', questions: { q: { type: 'score', criteria: { '0': 'low', '1': 'high' } } } }, ['body', 'questions', 'q', 'score', 'criteria']],
+    ['missing choice criteria', { state: 'x', questions: { q: { type: 'choice', instructions: 'x' } } }, ['body', 'questions', 'q', 'choice', 'criteria']],
+    ['number instructions', { state: 'x', questions: { q: { type: 'noul', instructions: 5 } } }, ['body', 'questions', 'q', 'noul', 'instructions']],
+    // The loc the earlier clients render (Bud's conformance test asserts it exactly).
+    ['score without criteria', { state: 'x', questions: { q: { type: 'score', instructions: 'How?' } } }, ['body', 'questions', 'q', 'score', 'criteria']],
     ['model not a string', { model: 5, state: 'x', questions }, ['body', 'model']],
   ];
   for (const [name, body, loc] of invalid) {
@@ -274,6 +287,12 @@ describe('errors', () => {
       assert.equal(typeof item.type, 'string');
     });
   }
+
+  test('a score level given as null has the empty string as its legend, never null', async () => {
+    const res = await call({ state: 'x', questions: { anger: { type: 'score', instructions: 'How frustrated?', criteria: ['Calm', null] } } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.answers.anger.legend, { '0': 'Calm', '1': '' });
+  });
 
   test('400 unknown_model lists the accepted names', async () => {
     const res = await call({ model: 'no-such-model', state: 'x', questions });

@@ -1,5 +1,5 @@
 /**
- * POST /v1/systemone. Order of checks: key (401) → body (400/422/413) → question count (413) →
+ * POST /v1/systemone. Order of checks: key (403/401) → body (422/413) → question count (413) →
  * model name (400) → readiness (529) → state and cap (413) → allowance and limits (402/429) → queue
  * (529) → answer. Exactly one usage record per answered call; none for a rejected or abandoned one.
  */
@@ -37,7 +37,7 @@ export async function systemOneRoutes(
         operationId: 'systemone_v1_systemone_post',
         security: [{ HTTPBearer: [] }],
         body: SystemOneRequest,
-        response: { 200: SystemOneResponse, ...errorResponses([400, 401, 402, 413, 422, 429, 500, 529]) },
+        response: { 200: SystemOneResponse, ...errorResponses([400, 401, 402, 403, 413, 422, 429, 500, 529]) },
       },
       // Authentication comes first: a call without a valid key learns nothing about its body.
       onRequest: async (request) => {

@@ -75,7 +75,7 @@ const SCRIPT = `
       if (!r.res.ok) {
         var d = r.body && r.body.detail;
         var msg = (d && d.message) || ('The service answered ' + r.res.status + '.');
-        if (r.res.status === 401) { setKey(''); signedOut(); }
+        if (r.res.status === 401 || r.res.status === 403) { setKey(''); signedOut(); }
         showError(msg);
         return;
       }
