@@ -204,8 +204,8 @@ def test_chart_defaults() -> None:
     c = pod["containers"][0]
     assert c["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert c["livenessProbe"]["httpGet"]["path"] == "/livez"
-    assert c["resources"]["requests"] == {"cpu": "2", "memory": "1536Mi"}
-    assert c["resources"]["limits"]["memory"] == "2Gi"
+    assert c["resources"]["requests"] == {"cpu": "2", "memory": "2Gi"}
+    assert c["resources"]["limits"]["memory"] == "2560Mi"
     assert c["securityContext"]["readOnlyRootFilesystem"] is True
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert {m["mountPath"] for m in c["volumeMounts"]} == {"/var/lib/structqa", "/tmp"}
