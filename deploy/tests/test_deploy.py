@@ -28,7 +28,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 CHART = DEPLOY / "helm" / "structqa"
-CONTAINERFILES = [ROOT / "Containerfile", DEPLOY / "haproxy" / "Containerfile"]
+CONTAINERFILES = [ROOT / "Containerfile", DEPLOY / "haproxy" / "Containerfile", *sorted((DEPLOY / "local").glob("*.Containerfile"))]
 KUBE_VERSION = "1.30"
 SECRETS = {"databaseUrl": "postgres://structqa:pw@pg:5432/structqa", "redisUrl": "redis://redis:6379", "adminToken": "t" * 32}
 HADOLINT = str(Path(sys.executable).parent / "hadolint")
@@ -211,6 +211,7 @@ def test_chart_defaults() -> None:
     assert {m["mountPath"] for m in c["volumeMounts"]} == {"/var/lib/structqa", "/tmp"}
     env = {e["name"]: e for e in c["env"]}
     assert env["HOST"]["value"] == "0.0.0.0"
+    assert env["STRUCTQA_RESERVATION_TTL_MS"]["value"] == "30000"
     secret = k["Secret"][0]
     for var, key in (("DATABASE_URL", "database-url"), ("REDIS_URL", "redis-url"), ("STRUCTQA_ADMIN_TOKEN", "admin-token")):
         ref = env[var]["valueFrom"]["secretKeyRef"]

@@ -2,8 +2,8 @@
 
 Env: SERVER_URL (the balancer), KEY, WORKERS, PREFIX (Idempotency-Key prefix). Each worker thread
 sends calls of 1, 4 or 8 questions with its own Idempotency-Keys until a line arrives on stdin (or
-MAX_SECONDS pass), retrying as the client does (more retries than the default, within a budget: a
-call caught on a killed replica waits for that replica's reservation to expire). One JSON line per
+MAX_SECONDS pass), retrying as the client does (more retries than the default, within a 90 s budget:
+a call caught on a killed replica waits for that replica's reservation to expire). One JSON line per
 attempt ({"kind":"attempt"}) and per call ({"kind":"call"}) goes to stdout.
 """
 
@@ -47,7 +47,7 @@ def worker(i: int) -> None:
         )
 
     http = httpx.Client(timeout=60.0, event_hooks={"response": [on_response]})
-    retry = RetryPolicy(max_retries=60, backoff_initial=0.05, backoff_max=0.5, timeout=90.0)
+    retry = RetryPolicy(max_retries=1000, backoff_initial=0.05, backoff_max=0.5, timeout=90.0)
     with Client(api_key=KEY, base_url=URL, http_client=http, retry=retry, model="core-0.3.20") as client:
         n = 0
         while not stop.is_set():

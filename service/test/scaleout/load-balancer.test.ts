@@ -251,7 +251,7 @@ describe('three replicas behind HAProxy (deploy/haproxy/haproxy.cfg), sharing Po
         baseURL: lb.url,
         apiKey: acct.key,
         fetch: recordingFetch(attempts),
-        retry: { maxRetries: 60, backoffInitialMs: 50, backoffMaxMs: 500 },
+        retry: { maxRetries: 1000, backoffInitialMs: 50, backoffMaxMs: 500 },
         deadlineMs: 90_000,
         // 30 s per attempt rather than the default 10: on a loaded 2-core machine (CI, or an image
         // build beside it) an attempt once took over 10 s and was retried; slow attempts are reported.

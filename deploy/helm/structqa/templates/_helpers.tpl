@@ -40,6 +40,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   value: {{ .Values.config.redisFailureMode | quote }}
 - name: STRUCTQA_SHUTDOWN_GRACE_MS
   value: {{ .Values.config.shutdownGraceMs | quote }}
+- name: STRUCTQA_RESERVATION_TTL_MS
+  value: {{ .Values.config.reservationTtlMs | quote }}
 - name: LOG_LEVEL
   value: {{ .Values.config.logLevel | quote }}
 {{- range $name, $value := .Values.extraEnv }}
