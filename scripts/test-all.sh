@@ -15,7 +15,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 # the deployment tests run Debian's haproxy (the three-replica test, `haproxy -c`) and docker-compose
 # (`docker-compose config` validates deploy/compose.yaml offline; no container engine is needed)
-if ! command -v haproxy >/dev/null || ! command -v docker-compose >/dev/null; then
+if [ ! -x /usr/sbin/haproxy ] || [ ! -x /usr/bin/docker-compose ]; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy docker-compose >/dev/null) ||
     { echo "could not install haproxy and docker-compose (apt-get)"; exit 1; }
 fi
