@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { registerAccountCommands } from './keys.js';
 import { registerCheckpointCommands } from './checkpoints.js';
+import { registerMigrateCommand } from './migrate.js';
 import { serve } from './serve.js';
 
 const program = new Command();
@@ -22,5 +23,6 @@ program
 
 registerAccountCommands(program, config);
 registerCheckpointCommands(program, config);
+registerMigrateCommand(program, config);
 
 await program.parseAsync(process.argv);
