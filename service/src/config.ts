@@ -21,6 +21,8 @@ export interface Config {
   dataDir: string;
   /** Body size limit for POST routes, bytes (413 payload_too_large above it). */
   bodyLimitBytes: number;
+  /** Arrays and objects nested deeper than this in a body are refused (422 invalid_request with `loc`). */
+  maxNestingDepth: number;
   logLevel: string;
   /** How long graceful shutdown waits for in-flight calls, ms. */
   shutdownGraceMs: number;
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST') ?? '0.0.0.0',
     dataDir,
     bodyLimitBytes: int(env, 'STRUCTQA_BODY_LIMIT_BYTES', 1024 * 1024),
+    maxNestingDepth: int(env, 'STRUCTQA_MAX_NESTING_DEPTH', 64),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     shutdownGraceMs: int(env, 'STRUCTQA_SHUTDOWN_GRACE_MS', 30_000),
     models: {

@@ -80,7 +80,8 @@ export type Answer =
 
 /** Shape one question's probabilities (in marker order) as its answer. */
 export function toAnswer(type: QuestionType, keys: string[], p: number[], criteria: unknown): Answer {
-  const probabilities: Record<string, number> = {};
+  // Option names are data ("__proto__" included): a null-prototype record keeps every one.
+  const probabilities: Record<string, number> = Object.create(null);
   keys.forEach((key, i) => (probabilities[key] = p[i]!));
   switch (type) {
     case 'noul':
@@ -88,7 +89,7 @@ export function toAnswer(type: QuestionType, keys: string[], p: number[], criter
     case 'choice':
       return { type: 'choice', choice: keys[argmax(p)]!, probabilities, confidence: choiceConfidence(p) };
     case 'score': {
-      const legend: Record<string, Content> = {};
+      const legend: Record<string, Content> = Object.create(null);
       (criteria as Content[]).forEach((level, i) => (legend[String(i)] = level));
       const score = p.reduce((sum, pi, i) => sum + i * pi, 0);
       return { type: 'score', score, legend, probabilities, confidence: scoreConfidence(p) };

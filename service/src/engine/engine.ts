@@ -158,7 +158,8 @@ export class Engine {
     opts.timing?.carve('queue', queuedMs);
     opts.timing?.carve('model', modelMs);
     opts.timing?.carve('hop', Math.max(0, runMs - modelMs));
-    const answers: Record<string, Answer> = {};
+    // Question names are data ("__proto__" included): a null-prototype record keeps every one.
+    const answers: Record<string, Answer> = Object.create(null);
     let outputTokens = 0;
     // The state's language is only worth detecting when the checkpoint calibrates by language.
     const language = checkpoint.manifest.calibration.by_language ? opts.route?.language : undefined;

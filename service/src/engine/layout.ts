@@ -87,7 +87,7 @@ export interface Limits {
  * Throws StateTooLong (with room and overflow for every question) or ProcessedTokenCap.
  */
 export function layOut(names: string[], heads: QuestionHead[], stateIds: number[], sep: number, limits: Limits): LaidOutCall {
-  const rooms: Record<string, QuestionRoom> = {};
+  const rooms: Record<string, QuestionRoom> = Object.create(null); // names are data: "__proto__" too
   let tooLong = false;
   let longest = 0;
   let inputTokens = 0;

@@ -10,6 +10,7 @@ import type { Engine } from '../engine/engine.js';
 import { NotFound, PayloadTooLarge } from '../errors.js';
 import type { IncomingMessage } from 'node:http';
 import type { ModelRouter } from '../routing/models.js';
+import { parseBody, sha256 } from './body.js';
 import { errorBody, toServiceError } from './errors.js';
 import { Metrics } from './metrics.js';
 import { requestArrivals } from './request-arrivals.js';
@@ -46,8 +47,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // one log line per request (in onResponse) instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'ignore',
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
     },
@@ -56,13 +55,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The moment a request reaches JavaScript, before Fastify routes it: the start of its Server-Timing.
   app.server.prependListener('request', (raw) => requestArrivals.set(raw, performance.now()));
 
-  // Earlier clients always send JSON; accept a body whatever its declared type and parse it as JSON.
-  app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+  // Earlier clients always send JSON; every body is read by one parser whatever its declared type
+  // (http/body.ts), so the same bytes give the same result (names are data, nesting is bounded).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     try {
-      done(null, JSON.parse(body as string));
+      req.bodyHash = sha256(body as string);
+      done(null, parseBody(body as string, config.maxNestingDepth));
     } catch (error) {
-      (error as { statusCode?: number }).statusCode = 400;
       done(error as Error, undefined);
     }
   });
