@@ -95,8 +95,13 @@ export interface Config {
     redisKeyPrefix: string;
     /** A Redis command slower than this counts as Redis unreachable (see redisFailureMode), ms. */
     redisTimeoutMs: number;
-    /** An admitted call's allowance reservation and in-flight slot expire after this (a crashed process), ms. */
+    /** An admitted call's allowance reservation expires after this (a crashed process), ms. */
     reservationTtlMs: number;
+    /**
+     * An in-flight slot is a lease of this length, renewed every third of it while its call runs: the
+     * slots of a replica that died are free again within one lease (ms).
+     */
+    slotLeaseMs: number;
   };
 }
 
@@ -212,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
       redisKeyPrefix: str(env, 'STRUCTQA_REDIS_PREFIX') ?? 'structqa:',
       redisTimeoutMs: int(env, 'STRUCTQA_REDIS_TIMEOUT_MS', 250),
       reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 120_000),
+      slotLeaseMs: int(env, 'STRUCTQA_SLOT_LEASE_MS', 5000),
     },
   };
 }

@@ -124,8 +124,13 @@ export class Engine {
     }
   }
 
-  checkpoint(name: string): Checkpoint {
+  /** Throws 529 starting until every checkpoint is loaded and warmed. */
+  assertReady(): void {
     if (this.state !== 'ready') throw new Starting(this.options.startingRetryMs);
+  }
+
+  checkpoint(name: string): Checkpoint {
+    this.assertReady();
     const checkpoint = this.checkpoints.get(name);
     if (!checkpoint) throw new Error(`checkpoint ${name} is not loaded`);
     return checkpoint;

@@ -7,13 +7,14 @@ import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { NotFound, PayloadTooLarge } from '../errors.js';
+import { InternalError, MethodNotAllowed, NotFound, PayloadTooLarge } from '../errors.js';
 import type { IncomingMessage } from 'node:http';
 import type { ModelRouter } from '../routing/models.js';
 import { parseBody, sha256 } from './body.js';
 import { errorBody, toServiceError } from './errors.js';
 import { Metrics } from './metrics.js';
 import { requestArrivals } from './request-arrivals.js';
+import { loggerOptions, redactKeys } from './redact.js';
 import { newRequestId } from './request-id.js';
 import { healthRoutes } from './routes/health.js';
 import { modelRoutes } from './routes/models.js';
@@ -42,7 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
   const app = Fastify({
-    ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? { level: config.logLevel } }),
+    ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? loggerOptions(config.logLevel) }),
     genReqId: newRequestId,
     // one log line per request (in onResponse) instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
@@ -74,7 +75,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler(async (error, request, reply) => {
     const serviceError = toServiceError(error, config.bodyLimitBytes);
-    if (serviceError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Only an unexpected failure is an error; an expected refusal (529 starting/overloaded, 503
+    // storage_unavailable with its Retry-After, every 4xx) is the service working as documented.
+    if (serviceError instanceof InternalError) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: serviceError.code, status: serviceError.status }, serviceError.message);
     request.errorCode = serviceError.code;
     // Fastify rejects an oversized body from its headers alone; read (and drop) the rest so a client
@@ -84,7 +87,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return errorBody(serviceError);
   });
 
+  // Every route's path and methods, so that a known path with another method is a 405 with Allow.
+  const known: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(
+      '^' + route.url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '/?$',
+    );
+    known.push({ pattern, methods: [route.method].flat().map(String) });
+  });
+
   app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = [...new Set(known.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
+    // (a route that exists for this very method and sent itself here, like /admin without a token, stays a 404)
+    if (allowed.length > 0 && !allowed.includes(request.method)) throw new MethodNotAllowed(request.method, allowed);
     const error = new NotFound();
     request.errorCode = error.code;
     reply.code(404).header('x-service-error-code', error.code);
@@ -97,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics.requests.inc({ ...labels, code: request.errorCode ?? '' });
     metrics.latency.observe(labels, reply.elapsedTime / 1000);
     request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, code: request.errorCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, url: redactKeys(request.url), status: reply.statusCode, code: request.errorCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
   });
