@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { AllowanceExhausted, IdempotencyKeyReused, InFlightLimit, InvalidApiKey, MissingApiKey, RateLimited } from '../errors.js';
 import { MemoryLimiter, RedisLimiter, ResilientLimiter, type Limiter } from '../limits/index.js';
-import { openDb, type Db } from '../storage/db.js';
+import { isStorageUnavailable, openDb, type Db } from '../storage/db.js';
 import {
   classifyKey,
   constantTimeEqualHex,
@@ -129,6 +129,31 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
     if (durations.length === 0) return 1000;
     const sorted = [...durations].sort((a, b) => a - b);
     return Math.min(10_000, Math.max(50, sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]!));
+  };
+
+  // Reservations whose release failed while the database was unreachable, retried until it answers
+  // (bounded: past that the TTL sweep gives them back).
+  const pendingReleases = new Set<string>();
+  let releaseTimer: NodeJS.Timeout | undefined;
+  const retryReleases = () => {
+    if (releaseTimer || pendingReleases.size === 0) return;
+    releaseTimer = setTimeout(async () => {
+      for (const id of [...pendingReleases]) {
+        try {
+          await store.release(id);
+          pendingReleases.delete(id);
+        } catch {
+          break; // still down: try again later
+        }
+      }
+      releaseTimer = undefined;
+      retryReleases();
+    }, 500);
+    releaseTimer.unref();
+  };
+  const releaseLater = (id: string) => {
+    if (pendingReleases.size < 10_000) pendingReleases.add(id);
+    retryReleases();
   };
 
   const toAccount = (r: AccountRecord): Account => ({ id: r.id, name: r.name, limits: r.limits });
@@ -271,6 +296,11 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
             settled = true;
             try {
               await store.release(reservationId);
+            } catch (err) {
+              // The database is down: give the reservation back as soon as it is up again, so that a
+              // retry with the same Idempotency-Key is not told "still being answered" until the TTL.
+              if (!isStorageUnavailable(err)) throw err;
+              releaseLater(reservationId);
             } finally {
               await freeSlot();
             }
@@ -357,8 +387,19 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
     expireStale: () => store.expireStale(clock()),
     totals: (filter) => usageTotals(db, filter),
 
+    async ready() {
+      try {
+        await db.ping(1000);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
     async close() {
       clearInterval(sweeper);
+      clearTimeout(releaseTimer);
+      for (const id of pendingReleases) await store.release(id).catch(() => undefined);
       await limiter.close();
       await db.close();
     },

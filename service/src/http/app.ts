@@ -130,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  await app.register(healthRoutes, { engine: deps.engine, metrics });
+  await app.register(healthRoutes, { engine: deps.engine, metrics, gate: deps.gate });
   await app.register(modelRoutes, { engine: deps.engine, router: deps.router });
   await app.register(systemOneRoutes, { config, engine: deps.engine, router: deps.router, gate: deps.gate, metrics });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
