@@ -7,7 +7,8 @@ import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { InternalError, MethodNotAllowed, NotFound, PayloadTooLarge } from '../errors.js';
+import { InternalError, MethodNotAllowed, NotFound, Overloaded, PayloadTooLarge } from '../errors.js';
+import { doneAnswering, startAnswering } from './in-handler.js';
 import type { IncomingMessage } from 'node:http';
 import type { ModelRouter } from '../routing/models.js';
 import { parseBody, sha256 } from './body.js';
@@ -48,6 +49,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // one log line per request (in onResponse) instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // During a graceful stop, late calls get the contract's 529 with its headers (the drain hook
+    // below), not Fastify's bare 503.
+    return503OnClosing: false,
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
     },
@@ -68,10 +72,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
+  // Graceful stop: a call that reaches the service after the stop began (on a keep-alive connection,
+  // or pipelined behind one being answered) is refused with 529 overloaded, its Retry-After and
+  // `Connection: close` (Fastify adds it while closing), so the client retries on a fresh connection:
+  // another replica, or this one restarted.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-typesafe-request-id', request.id);
+    if (draining && request.url !== '/livez') {
+      throw new Overloaded(config.engine.overloadedRetryMs, 'The service is stopping; retry the call (a fresh connection reaches a running replica).');
+    }
   });
+  app.addHook('preHandler', async (request) => startAnswering(request.raw.socket));
+  app.addHook('onResponse', async (request) => doneAnswering(request.raw.socket));
+  app.addHook('onRequestAbort', async (request) => doneAnswering(request.raw.socket));
 
   app.setErrorHandler(async (error, request, reply) => {
     const serviceError = toServiceError(error, config.bodyLimitBytes);
