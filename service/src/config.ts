@@ -66,6 +66,12 @@ export interface Config {
     inlineMaxTokens: number;
     /** Rows waiting per checkpoint before new calls get 529 overloaded. */
     queueMaxRows: number;
+    /**
+     * A call that could not start within this long (estimated from the queue ahead) gets 529 overloaded
+     * at once, and a row that waited this long is dropped the same way: below the clients' 10 s attempt
+     * timeout, so no work is done for a client that gave up (ms; 0: no bound).
+     */
+    queueMaxWaitMs: number;
     /** Retry-After sent with 529 overloaded / starting, ms. */
     overloadedRetryMs: number;
     startingRetryMs: number;
@@ -194,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
+      queueMaxWaitMs: int(env, 'STRUCTQA_QUEUE_MAX_WAIT_MS', 5000),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),
       startingRetryMs: int(env, 'STRUCTQA_STARTING_RETRY_MS', 2000),
     },

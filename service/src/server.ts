@@ -47,6 +47,7 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
       maxRows: config.engine.batchMaxRows,
       inlineMaxTokens: config.engine.inlineMaxTokens,
       maxQueuedRows: config.engine.queueMaxRows,
+      maxQueueWaitMs: config.engine.queueMaxWaitMs,
       overloadedRetryMs: config.engine.overloadedRetryMs,
     },
     onBatch: (checkpoint, s) => {
