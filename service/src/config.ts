@@ -101,7 +101,10 @@ export interface Config {
     redisKeyPrefix: string;
     /** A Redis command slower than this counts as Redis unreachable (see redisFailureMode), ms. */
     redisTimeoutMs: number;
-    /** An admitted call's allowance reservation expires after this (a crashed process), ms. */
+    /**
+     * An admitted call's allowance reservation is a lease of this length, renewed every third of it
+     * while the call runs: the reservation (and Idempotency-Key) of a process that died lapses within it, ms.
+     */
     reservationTtlMs: number;
     /**
      * An in-flight slot is a lease of this length, renewed every third of it while its call runs: the
@@ -223,7 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
       databaseSchema: str(env, 'STRUCTQA_DATABASE_SCHEMA') ?? 'public',
       redisKeyPrefix: str(env, 'STRUCTQA_REDIS_PREFIX') ?? 'structqa:',
       redisTimeoutMs: int(env, 'STRUCTQA_REDIS_TIMEOUT_MS', 250),
-      reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 120_000),
+      reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 15_000),
       slotLeaseMs: int(env, 'STRUCTQA_SLOT_LEASE_MS', 5000),
     },
   };

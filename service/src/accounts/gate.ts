@@ -264,10 +264,18 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
 
         let settled = false;
         const { reservationId, period } = r;
+        // The reservation is a lease too, renewed while the call runs: a process that died leaves its
+        // reservation (and the Idempotency-Key it holds) for at most one TTL, not for a long fixed one.
+        const lease = setInterval(
+          () => void store.renew(reservationId, clock() + c.reservationTtlMs).catch(() => undefined),
+          Math.max(100, Math.floor(c.reservationTtlMs / 3)),
+        );
+        lease.unref();
         return {
           async commit(charge: Charge) {
             if (settled) return;
             settled = true;
+            clearInterval(lease);
             try {
               await store.commit({
                 reservationId,
@@ -294,6 +302,7 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
           async release() {
             if (settled) return;
             settled = true;
+            clearInterval(lease);
             try {
               await store.release(reservationId);
             } catch (err) {

@@ -433,6 +433,11 @@ export class AccountStore {
     });
   }
 
+  /** Extends a reservation's lease (a running call); an expired and swept one stays gone. */
+  async renew(reservationId: string, expiresAt: number): Promise<void> {
+    await this.db.query('UPDATE reservations SET expires_at = $2 WHERE id = $1', [reservationId, expiresAt]);
+  }
+
   async release(reservationId: string): Promise<void> {
     await this.db.tx(async (q) => {
       const gone = await q.query<{ account_id: string; period: string; tokens: unknown }>(

@@ -163,8 +163,8 @@ export class Engine {
     opts.timing?.carve('queue', queuedMs);
     opts.timing?.carve('model', modelMs);
     opts.timing?.carve('hop', Math.max(0, runMs - modelMs));
-    // Question names are data ("__proto__" included): a null-prototype record keeps every one.
-    const answers: Record<string, Answer> = Object.create(null);
+    // Question names are data ("__proto__" included): entries, then Object.fromEntries (own properties).
+    const answers: [string, Answer][] = [];
     let outputTokens = 0;
     // The state's language is only worth detecting when the checkpoint calibrates by language.
     const language = checkpoint.manifest.calibration.by_language ? opts.route?.language : undefined;
@@ -172,12 +172,12 @@ export class Engine {
       const head = laidOut.heads[i]!;
       const t = temperatureFor(checkpoint.manifest.calibration, head.type, head.keys.length, language);
       const p = softmax(logits[i]!, t);
-      answers[name] = toAnswer(head.type, head.keys, p, call.questions[i]!.criteria);
+      answers.push([name, toAnswer(head.type, head.keys, p, call.questions[i]!.criteria)]);
       outputTokens += head.keys.length;
     });
     return {
       model: checkpoint.name,
-      answers,
+      answers: Object.fromEntries(answers),
       usage: {
         input_tokens: laidOut.inputTokens,
         output_tokens: outputTokens,

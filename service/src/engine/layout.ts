@@ -87,7 +87,8 @@ export interface Limits {
  * Throws StateTooLong (with room and overflow for every question) or ProcessedTokenCap.
  */
 export function layOut(names: string[], heads: QuestionHead[], stateIds: number[], sep: number, limits: Limits): LaidOutCall {
-  const rooms: Record<string, QuestionRoom> = Object.create(null); // names are data: "__proto__" too
+  // Question names are data ("__proto__" too): entries, then Object.fromEntries (own properties, never a prototype).
+  const rooms: [string, QuestionRoom][] = [];
   let tooLong = false;
   let longest = 0;
   let inputTokens = 0;
@@ -95,12 +96,12 @@ export function layOut(names: string[], heads: QuestionHead[], stateIds: number[
     const sequence = head.ids.length + stateIds.length + 1;
     const room = Math.max(0, limits.window - 1 - head.ids.length);
     const overflow = Math.max(0, sequence - limits.window);
-    rooms[names[i]!] = { room, overflow };
+    rooms.push([names[i]!, { room, overflow }]);
     if (overflow > 0) tooLong = true;
     longest = Math.max(longest, sequence);
     inputTokens += sequence;
   });
-  if (tooLong) throw new StateTooLong(limits.model, stateIds.length, rooms);
+  if (tooLong) throw new StateTooLong(limits.model, stateIds.length, Object.fromEntries(rooms));
   const processedTokens = heads.length * longest;
   if (processedTokens > limits.processedTokenCap) {
     throw new ProcessedTokenCap(limits.model, processedTokens, limits.processedTokenCap);

@@ -4,8 +4,8 @@
  *
  * - JSON.parse keeps every name as data: `{"__proto__": …}` becomes an own property called
  *   "__proto__" (it never touches a prototype), so a question or option may be named anything.
- *   Code that turns request names into keys of new objects must use null-prototype objects or Maps
- *   (`dataRecord`): plain `{}[name] = …` with name "__proto__" would set the prototype instead.
+ *   Code that turns request names into keys of new objects builds entries and Object.fromEntries (or a
+ *   Map): plain `{}[name] = …` with name "__proto__" would set the prototype instead.
  * - Nesting is bounded (`maxNestingDepth`, documented in docs/configuration.md): a deeper value is a
  *   422 `invalid_request` whose `loc` points at the first value past the limit. The check is
  *   iterative, so no depth of input can overflow the stack here, and nothing deeper ever reaches the
@@ -20,11 +20,6 @@ declare module 'fastify' {
     /** SHA-256 (hex) of the raw request body, set by the body parser. */
     bodyHash?: string;
   }
-}
-
-/** A null-prototype record: any string, "__proto__" included, is an ordinary key. */
-export function dataRecord<T>(): Record<string, T> {
-  return Object.create(null) as Record<string, T>;
 }
 
 /**

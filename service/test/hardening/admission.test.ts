@@ -122,3 +122,25 @@ describe('in-flight slots are leases', () => {
     }
   });
 });
+
+test('an allowance reservation is a lease renewed while its call runs; a dead process lets go of its Idempotency-Key within one lease', async () => {
+  const env = await testEnv('sqlite', { env: { STRUCTQA_RESERVATION_TTL_MS: '300' } });
+  const gate = await createGate(env.config, silentLog, { bootstrap: false });
+  try {
+    const a = await gate.createAccount(`rsv${rand(3)}`);
+    const account = { id: a.id, name: a.name, limits: a.limits };
+    const running = await gate.admit(account, { processedTokens: 5, idempotencyKey: 'live', requestHash: 'h' });
+    await sleep(900); // three leases: renewed meanwhile
+    await assert.rejects(gate.admit(account, { processedTokens: 5, idempotencyKey: 'live', requestHash: 'h' }), /still being answered/);
+    await running.release();
+    // a process that died: its reservation is never renewed
+    await gate.store.reserve({ accountId: account.id, allowance: 1000, tokens: 5, idempotencyKey: 'dead', requestHash: 'h', now: Date.now(), ttlMs: 300 });
+    await sleep(400);
+    const retry = await gate.admit(account, { processedTokens: 5, idempotencyKey: 'dead', requestHash: 'h' });
+    assert.ok(!retry.replay);
+    await retry.release();
+  } finally {
+    await gate.close();
+    await env.cleanup();
+  }
+});
