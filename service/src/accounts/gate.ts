@@ -219,8 +219,9 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
         await slot.release().catch((err: Error) => log.warn({ err: err.message }, 'in-flight slot release failed (it expires)'));
       };
       try {
-        // The request is counted before any text work (tokenizing is the expensive part of a refusal).
-        const rate = await limiter.consumeRate(account.id, limits, 0, 1);
+        // The request is counted before any text work (tokenizing is the expensive part of a refusal),
+        // with the metered text work of an oversized body (http/body.ts) from the token rate.
+        const rate = await limiter.consumeRate(account.id, limits, call.textWorkTokens ?? 0, 1);
         if (!rate.ok) throw new RateLimited(rate.retryAfterMs);
       } catch (err) {
         await freeSlot();

@@ -63,7 +63,7 @@ export interface Entry {
 export interface Gate {
   authenticate(authorization: string | undefined): Promise<Account>;
   /** Before any text work: replay, in-flight slot, request rate (401s are done; 429 here). */
-  enter(account: Account, call: { idempotencyKey?: string; requestHash?: string }): Promise<Entry>;
+  enter(account: Account, call: { idempotencyKey?: string; requestHash?: string; textWorkTokens?: number }): Promise<Entry>;
   admit(account: Account, call: { processedTokens: number; idempotencyKey?: string; requestHash?: string }): Promise<Admission>;
   /** Whether the accounts storage answers now (readiness); absent: always. */
   ready?(): Promise<boolean>;

@@ -40,6 +40,9 @@ declare module 'fastify' {
   }
 }
 
+/** `type/subtype` (RFC 9110 tokens), optionally followed by parameters. */
+const MEDIA_TYPE = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;.*)?$/;
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
@@ -66,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     try {
       req.bodyHash = sha256(body as string);
+      req.bodyChars = (body as string).length;
       done(null, parseBody(body as string, config.maxNestingDepth));
     } catch (error) {
       done(error as Error, undefined);
@@ -84,6 +88,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-typesafe-request-id', request.id);
+    // A declared type that is not even a media type ("", "json") would make Fastify refuse the body
+    // before our parser sees it: read such a body like any other (the same bytes, the same result).
+    const declared = request.headers['content-type'];
+    if (declared !== undefined && !MEDIA_TYPE.test(declared)) request.headers['content-type'] = 'application/octet-stream';
     if (draining && request.url !== '/livez') {
       throw new Overloaded(config.engine.overloadedRetryMs, 'The service is stopping; retry the call (a fresh connection reaches a running replica).');
     }

@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** SHA-256 (hex) of the raw request body, set by the body parser. */
     bodyHash?: string;
+    /** Characters of the raw request body, set by the body parser. */
+    bodyChars?: number;
   }
 }
 
@@ -67,6 +69,20 @@ export function parseBody(text: string, maxNestingDepth: number): unknown {
     ]);
   }
   return value;
+}
+
+/**
+ * Text work is metered before it is done. Tokenizing costs time in proportion to the text, and a call
+ * whose state cannot fit is refused only after tokenizing it; so a body beyond FREE_TEXT_CHARS (far
+ * more than any call that fits a window sends) takes ⌈(chars − FREE_TEXT_CHARS) / 4⌉ tokens from the
+ * account's processed-token *rate* (never its allowance) before any text work: one account's flood of
+ * oversized states runs at its token rate, not at the machine's.
+ */
+export const FREE_TEXT_CHARS = 16_384;
+export const CHARS_PER_METERED_TOKEN = 4;
+
+export function textWorkTokens(bodyChars: number): number {
+  return Math.ceil(Math.max(0, bodyChars - FREE_TEXT_CHARS) / CHARS_PER_METERED_TOKEN);
 }
 
 export function sha256(text: string): string {

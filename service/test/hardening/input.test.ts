@@ -64,7 +64,7 @@ test('"__proto__" as a question name and as an option: the same answer whatever 
   });
   assert.match(body, /"__proto__":\{"type":"choice"/);
   const results = [];
-  for (const contentType of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', undefined]) {
+  for (const contentType of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', '', 'json', undefined]) {
     const res = await post(body, contentType);
     assert.equal(res.status, 200, `${contentType}: ${JSON.stringify(res.body)}`);
     const answers = res.body.answers as Record<string, any>;

@@ -15,6 +15,7 @@ import { InvalidRequest, TooManyQuestions } from '../../errors.js';
 import type { ModelRouter } from '../../routing/models.js';
 import { SystemOneRequest, SystemOneResponse, errorResponses } from '../../schemas/systemone.js';
 import type { Metrics } from '../metrics.js';
+import { textWorkTokens } from '../body.js';
 import { requestArrivals } from '../request-arrivals.js';
 
 declare module 'fastify' {
@@ -67,7 +68,7 @@ export async function systemOneRoutes(
         engine.assertReady();
         // Admission before any text work: a replay, the in-flight slot and the request rate are settled
         // before language detection and tokenizing, so a flood of large states is limited like any other.
-        const entry = await gate.enter(request.account!, { idempotencyKey: key, requestHash: request.bodyHash });
+        const entry = await gate.enter(request.account!, { idempotencyKey: key, requestHash: request.bodyHash, textWorkTokens: textWorkTokens(request.bodyChars ?? 0) });
         if (entry.replay) {
           reply.code(entry.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
           return reply.send(entry.replay.body);
