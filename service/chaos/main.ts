@@ -6,7 +6,7 @@
  *
  *   npm run chaos                       every scenario, full counts (about 3–4 minutes on 2 cores)
  *   npm run chaos -- --fast             small counts (what `npm test` runs, via test/chaos)
- *   npm run chaos -- --only fuzz,redis  some scenarios
+ *   npm run chaos -- --only fuzz,redis  some scenarios (fuzz slow flood queue postgres redis sigkill sigterm)
  *
  * Needs PostgreSQL and Redis on loopback (TEST_DATABASE_URL, TEST_REDIS_URL; defaults
  * postgres://postgres@127.0.0.1:5432/test and redis://127.0.0.1:6379). Everything it creates (a
@@ -51,7 +51,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
     REDIS_URL: viaRedis.toString(),
     STRUCTQA_REDIS_PREFIX: redisPrefix,
     STRUCTQA_SHUTDOWN_GRACE_MS: String(graceMs),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info', // the request log too: no line may hold a whole key
   };
   const db = new pg.Client({ connectionString: pgUrl.toString() });
   await db.connect();
@@ -70,6 +70,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
       schema,
       redisPrefix,
       graceMs,
+      adminToken: ADMIN_TOKEN,
       log,
       async restart() {
         const next = await startServer({ env, dataDir });
@@ -94,8 +95,13 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
       results.push(result);
       for (const c of result.checks) log(`  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.detail ? ` — ${c.detail}` : ''}`);
     }
+    // Every line every process logged: no whole API key (only visible prefixes).
+    const keys = servers.flatMap((s) => s.output().match(/sqa_live_[0-9A-Za-z]{9,}/g) ?? []);
+    const last = results.at(-1);
+    last?.checks.push({ name: 'no whole API key in any log line (all processes, info level)', ok: keys.length === 0, detail: keys.length ? `${keys.length} found` : `${servers.reduce((n, s) => n + s.output().split('\n').length, 0)} lines` });
   } finally {
-    await Promise.allSettled(servers.map((s) => s.stop('SIGKILL')));
+    // (a process already killed or stopped by a scenario has nothing left to stop)
+    await Promise.allSettled(servers.filter((s) => s.process.exitCode === null && s.process.signalCode === null).map((s) => s.stop('SIGKILL')));
     pgProxy.restore();
     redisProxy.restore();
     await pgProxy.close();

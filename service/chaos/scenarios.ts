@@ -22,6 +22,7 @@ export interface ChaosContext {
   schema: string;
   redisPrefix: string;
   graceMs: number;
+  adminToken: string;
   /** Start a new service process on the same database, Redis and settings (after a kill). */
   restart(): Promise<void>;
   newAccount(limits?: Record<string, number>): Promise<{ key: string; id: string }>;
@@ -129,12 +130,34 @@ export async function fuzz(ctx: ChaosContext): Promise<ScenarioResult> {
   const answers = await Promise.all(['application/json', 'text/plain', ''].map((ct) => systemOne(ctx.server.url, key, body, ct ? { 'content-type': ct } : { 'content-type': '' })));
   answers.forEach((o) => tally.record(o, 'proto by content type'));
   const texts = answers.map((o) => `${o.status} ${JSON.stringify(JSON.parse(o.text ?? '{}').answers ?? null)}`);
+  // the issue's smaller items, each answered as documented
+  const admin = (method: string, path: string, token: string, body?: unknown) =>
+    send(`${ctx.server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const idem = `reuse-${crypto.randomUUID()}`;
+  const probes: [string, number, Promise<import('./lib.js').Outcome>][] = [];
+  const first = await systemOne(ctx.server.url, key, { state: 'one body', questions: noul(1) }, { 'idempotency-key': idem });
+  tally.record(first, 'idempotency first');
+  probes.push(['same Idempotency-Key, another body', 400, systemOne(ctx.server.url, key, { state: 'another body', questions: noul(1) }, { 'idempotency-key': idem })]);
+  probes.push(['same Idempotency-Key, same body (replay)', 200, systemOne(ctx.server.url, key, { state: 'one body', questions: noul(1) }, { 'idempotency-key': idem })]);
+  probes.push(['Idempotency-Key of 256 characters', 422, systemOne(ctx.server.url, key, { state: 'x', questions: noul(1) }, { 'idempotency-key': 'k'.repeat(256) })]);
+  probes.push(['GET /v1/systemone', 405, systemOne(ctx.server.url, key, undefined, {}, 'GET')]);
+  probes.push(['?month=0000-01', 422, send(`${ctx.server.url}/v1/usage?month=0000-01`, { headers: { authorization: `Bearer ${key}` } })]);
+  probes.push(['account named like an id', 422, admin('POST', '/admin/accounts', ctx.adminToken, { name: `acct_${crypto.randomBytes(8).toString('hex')}` })]);
+  probes.push(['DELETE /admin/keys/<whole key>, wrong admin token', 403, admin('DELETE', `/admin/keys/${key}`, 'wrong-token')]);
+  probes.push(['DELETE /admin/keys/<whole key>', 422, admin('DELETE', `/admin/keys/${key}`, ctx.adminToken)]);
+  const probed = await Promise.all(probes.map(async ([what, expected, p]) => {
+    const o = await p;
+    tally.record(o, what);
+    return { what, expected, got: o.status };
+  }));
+  const wrong = probed.filter((p) => p.got !== p.expected);
   return {
     name: 'fuzz (depth, size, names, bytes, methods)',
     tally,
     seconds: (performance.now() - started) / 1000,
     checks: [
       ...baseChecks(tally),
+      check('the smaller items answered as documented', wrong.length === 0, wrong.map((w) => `${w.what}: ${w.got} (expected ${w.expected})`).join(' | ') || probed.map((p) => `${p.what} ${p.got}`).join(', ')),
       check('"__proto__" answered alike for every content type', texts.every((t) => t === texts[0]) && texts[0]!.startsWith('200') && texts[0]!.includes('"__proto__":{"type":"choice"'), texts.map((t) => t.slice(0, 60)).join(' | ')),
     ],
   };
@@ -351,10 +374,44 @@ export async function sigterm(ctx: ChaosContext): Promise<ScenarioResult> {
   };
 }
 
+// ------------------------------------------------------------------------------------------ queue
+
+/** 64 clients of 32-question calls: the queue must refuse what it cannot start in time, not hold it past the clients' 10 s. */
+export async function queue(ctx: ChaosContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  const { key } = await ctx.newAccount(LOAD_LIMITS);
+  const tally = new Tally();
+  const answeredMs: number[] = [];
+  const until = Date.now() + (ctx.fast ? 5000 : 12_000);
+  const body = { state: STATE, questions: noul(32) };
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (Date.now() < until) {
+        const o = await systemOne(ctx.server.url, key, body);
+        tally.record(o, '32 questions');
+        if (o.status === 200) answeredMs.push(o.ms);
+        else if (o.status === 529 || o.status === 429) await sleep(Math.min(2000, Number(o.headers?.get('retry-after-ms') ?? 500)));
+      }
+    }),
+  );
+  const slowest = Math.max(0, ...answeredMs);
+  const timedOut = tally.statuses.get('conn') ?? 0;
+  return {
+    name: 'queue: 64 clients × 32 questions',
+    tally,
+    seconds: (performance.now() - started) / 1000,
+    checks: [
+      ...baseChecks(tally),
+      check("no answered call took past the clients' 10 s, no attempt timed out", slowest < 10_000 && timedOut === 0, `slowest answered ${(slowest / 1000).toFixed(1)} s, p50 ${(percentile(answeredMs, 0.5) / 1000).toFixed(1)} s, ${timedOut} timed out, ${tally.statuses.get('529') ?? 0} refused with 529`),
+    ],
+  };
+}
+
 export const SCENARIOS: Record<string, (ctx: ChaosContext) => Promise<ScenarioResult>> = {
   fuzz,
   slow: slowClients,
   flood: cpuFlood,
+  queue,
   postgres: postgresOutage,
   redis: redisOutage,
   sigkill,

@@ -15,6 +15,7 @@ import { MemoryLimiter, RedisLimiter, ResilientLimiter, type Limiter } from '../
 import { isStorageUnavailable, openDb, type Db } from '../storage/db.js';
 import {
   classifyKey,
+  displayPrefix,
   constantTimeEqualHex,
   FOREIGN_KEY_MESSAGE,
   hashKey,
@@ -425,7 +426,11 @@ function replayAdmission(status: number, body: string): Admission {
   };
 }
 
-/** First start: show the default account's key once and keep it in a 0600 file. */
+/**
+ * First start: keep the default account's key in a 0600 file and say where. The key itself is never
+ * a log line (logs are shipped and kept); only when the file cannot be written is it shown, once, on
+ * stderr as a plain notice outside the log stream.
+ */
 function announceFirstKey(file: string, account: AccountRecord, key: string, log: GateLog): void {
   let kept = false;
   try {
@@ -436,9 +441,10 @@ function announceFirstKey(file: string, account: AccountRecord, key: string, log
   } catch (err) {
     log.error({ err: (err as Error).message, file }, 'could not write the first API key file');
   }
+  if (!kept) process.stderr.write(`\nFirst start: the API key of account "${account.name}" is ${key} — shown only this once.\n\n`);
   log.warn(
-    { account: account.name, account_id: account.id, key_file: kept ? file : undefined },
-    `First start: created account "${account.name}" with API key ${key} — shown only this once` +
-      (kept ? `; it is also kept in ${file} (mode 0600): move it somewhere safe and delete the file.` : '.'),
+    { account: account.name, account_id: account.id, key_prefix: displayPrefix(key), key_file: kept ? file : undefined },
+    `First start: created account "${account.name}" with API key ${displayPrefix(key)}…` +
+      (kept ? `; the whole key is in ${file} (mode 0600): move it somewhere safe and delete the file.` : ' (shown once on stderr).'),
   );
 }
