@@ -132,7 +132,11 @@ export async function fuzz(ctx: ChaosContext): Promise<ScenarioResult> {
   const texts = answers.map((o) => `${o.status} ${JSON.stringify(JSON.parse(o.text ?? '{}').answers ?? null)}`);
   // the issue's smaller items, each answered as documented
   const admin = (method: string, path: string, token: string, body?: unknown) =>
-    send(`${ctx.server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    send(`${ctx.server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const idem = `reuse-${crypto.randomUUID()}`;
   const probes: [string, number, Promise<import('./lib.js').Outcome>][] = [];
   const first = await systemOne(ctx.server.url, key, { state: 'one body', questions: noul(1) }, { 'idempotency-key': idem });

@@ -229,98 +229,98 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
         throw err;
       }
       const admitStep = async (cost: number): Promise<Admission> => {
-      if (!Number.isSafeInteger(cost) || cost < 0) throw new Error(`processedTokens must be a non-negative integer, got ${cost}`);
-      try {
-        const rate = await limiter.consumeRate(account.id, limits, cost, 0);
-        if (!rate.ok) throw new RateLimited(rate.retryAfterMs);
+        if (!Number.isSafeInteger(cost) || cost < 0) throw new Error(`processedTokens must be a non-negative integer, got ${cost}`);
+        try {
+          const rate = await limiter.consumeRate(account.id, limits, cost, 0);
+          if (!rate.ok) throw new RateLimited(rate.retryAfterMs);
 
-        const now = clock();
-        const r = await store.reserve({
-          accountId: account.id,
-          allowance: limits.monthlyAllowance,
-          tokens: cost,
-          idempotencyKey: key,
-          requestHash: call.requestHash,
-          now,
-          ttlMs: c.reservationTtlMs,
-        });
-        if (r.kind === 'key_reused') throw new IdempotencyKeyReused();
-        if (r.kind === 'replay') {
-          await freeSlot();
-          return replayAdmission(r.status, r.body);
-        }
-        if (r.kind === 'in_progress') {
-          throw new RateLimited(
-            Math.min(typicalCallMs(), Math.max(50, r.expiresAt - now)),
-            'A request with the same Idempotency-Key is still being answered; retry after the delay to receive its response.',
-          );
-        }
-        if (r.kind === 'exhausted') {
-          throw new AllowanceExhausted({
+          const now = clock();
+          const r = await store.reserve({
+            accountId: account.id,
             allowance: limits.monthlyAllowance,
-            used: Math.min(limits.monthlyAllowance, r.used + r.reserved),
-            resets_at: periodEnd(now).toISOString(),
-            usage_view: USAGE_VIEW,
+            tokens: cost,
+            idempotencyKey: key,
+            requestHash: call.requestHash,
+            now,
+            ttlMs: c.reservationTtlMs,
           });
-        }
-
-        let settled = false;
-        const { reservationId, period } = r;
-        // The reservation is a lease too, renewed while the call runs: a process that died leaves its
-        // reservation (and the Idempotency-Key it holds) for at most one TTL, not for a long fixed one.
-        const lease = setInterval(
-          () => void store.renew(reservationId, clock() + c.reservationTtlMs).catch(() => undefined),
-          Math.max(100, Math.floor(c.reservationTtlMs / 3)),
-        );
-        lease.unref();
-        return {
-          async commit(charge: Charge) {
-            if (settled) return;
-            settled = true;
-            clearInterval(lease);
-            try {
-              await store.commit({
-                reservationId,
-                accountId: account.id,
-                period,
-                admittedAt: now,
-                idempotencyKey: key,
-                requestHash: call.requestHash,
-                requestId: charge.requestId,
-                model: charge.model,
-                processedTokens: charge.processedTokens,
-                inputTokens: charge.inputTokens,
-                outputTokens: charge.outputTokens,
-                responseBody: charge.responseBody,
-                now: clock(),
-              });
-            } catch (err) {
-              settled = false; // nothing was written: release() may still give the reservation back
-              throw err;
-            }
-            noteDuration(clock() - started);
+          if (r.kind === 'key_reused') throw new IdempotencyKeyReused();
+          if (r.kind === 'replay') {
             await freeSlot();
-          },
-          async release() {
-            if (settled) return;
-            settled = true;
-            clearInterval(lease);
-            try {
-              await store.release(reservationId);
-            } catch (err) {
-              // The database is down: give the reservation back as soon as it is up again, so that a
-              // retry with the same Idempotency-Key is not told "still being answered" until the TTL.
-              if (!isStorageUnavailable(err)) throw err;
-              releaseLater(reservationId);
-            } finally {
+            return replayAdmission(r.status, r.body);
+          }
+          if (r.kind === 'in_progress') {
+            throw new RateLimited(
+              Math.min(typicalCallMs(), Math.max(50, r.expiresAt - now)),
+              'A request with the same Idempotency-Key is still being answered; retry after the delay to receive its response.',
+            );
+          }
+          if (r.kind === 'exhausted') {
+            throw new AllowanceExhausted({
+              allowance: limits.monthlyAllowance,
+              used: Math.min(limits.monthlyAllowance, r.used + r.reserved),
+              resets_at: periodEnd(now).toISOString(),
+              usage_view: USAGE_VIEW,
+            });
+          }
+
+          let settled = false;
+          const { reservationId, period } = r;
+          // The reservation is a lease too, renewed while the call runs: a process that died leaves its
+          // reservation (and the Idempotency-Key it holds) for at most one TTL, not for a long fixed one.
+          const lease = setInterval(
+            () => void store.renew(reservationId, clock() + c.reservationTtlMs).catch(() => undefined),
+            Math.max(100, Math.floor(c.reservationTtlMs / 3)),
+          );
+          lease.unref();
+          return {
+            async commit(charge: Charge) {
+              if (settled) return;
+              settled = true;
+              clearInterval(lease);
+              try {
+                await store.commit({
+                  reservationId,
+                  accountId: account.id,
+                  period,
+                  admittedAt: now,
+                  idempotencyKey: key,
+                  requestHash: call.requestHash,
+                  requestId: charge.requestId,
+                  model: charge.model,
+                  processedTokens: charge.processedTokens,
+                  inputTokens: charge.inputTokens,
+                  outputTokens: charge.outputTokens,
+                  responseBody: charge.responseBody,
+                  now: clock(),
+                });
+              } catch (err) {
+                settled = false; // nothing was written: release() may still give the reservation back
+                throw err;
+              }
+              noteDuration(clock() - started);
               await freeSlot();
-            }
-          },
-        };
-      } catch (err) {
-        await freeSlot();
-        throw err;
-      }
+            },
+            async release() {
+              if (settled) return;
+              settled = true;
+              clearInterval(lease);
+              try {
+                await store.release(reservationId);
+              } catch (err) {
+                // The database is down: give the reservation back as soon as it is up again, so that a
+                // retry with the same Idempotency-Key is not told "still being answered" until the TTL.
+                if (!isStorageUnavailable(err)) throw err;
+                releaseLater(reservationId);
+              } finally {
+                await freeSlot();
+              }
+            },
+          };
+        } catch (err) {
+          await freeSlot();
+          throw err;
+        }
       };
       return { admit: admitStep, leave: freeSlot };
     },

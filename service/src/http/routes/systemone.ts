@@ -69,13 +69,11 @@ export async function systemOneRoutes(
         // Admission before any text work: a replay, the in-flight slot and the request rate are settled
         // before language detection and tokenizing, so a flood of large states is limited like any other.
         const entry = await gate.enter(request.account!, { idempotencyKey: key, requestHash: request.bodyHash, textWorkTokens: textWorkTokens(request.bodyChars ?? 0) });
-        if (entry.replay) {
-          reply.code(entry.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
-          return reply.send(entry.replay.body);
-        }
+        const sendReplay = (replay: { status: number; body: string }) =>
+          reply.code(replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true').send(replay.body);
+        if (entry.replay) return sendReplay(entry.replay);
         let route: ReturnType<ModelRouter['route']>;
         let prepared: Awaited<ReturnType<Engine['prepare']>>;
-        let admission: Awaited<ReturnType<typeof entry.admit>>;
         try {
           route = router.route(body.model, body.state);
           timing.mark('route');
@@ -85,11 +83,8 @@ export async function systemOneRoutes(
           await entry.leave();
           throw error;
         }
-        admission = await entry.admit(prepared.laidOut.processedTokens); // a refusal frees the slot
-        if (admission.replay) {
-          reply.code(admission.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
-          return reply.send(admission.replay.body);
-        }
+        const admission = await entry.admit(prepared.laidOut.processedTokens); // a refusal frees the slot
+        if (admission.replay) return sendReplay(admission.replay);
         timing.mark('admit');
         let settled = false;
         try {
