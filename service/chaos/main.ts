@@ -98,7 +98,9 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
     // Every line every process logged: no whole API key (only visible prefixes).
     const keys = servers.flatMap((s) => s.output().match(/sqa_live_[0-9A-Za-z]{9,}/g) ?? []);
     const last = results.at(-1);
-    last?.checks.push({ name: 'no whole API key in any log line (all processes, info level)', ok: keys.length === 0, detail: keys.length ? `${keys.length} found` : `${servers.reduce((n, s) => n + s.output().split('\n').length, 0)} lines` });
+    const logCheck = { name: 'no whole API key in any log line (all processes, info level)', ok: keys.length === 0, detail: `${keys.length} found in ${servers.reduce((n, s) => n + s.output().split('\n').length, 0)} lines` };
+    last?.checks.push(logCheck);
+    log(`  ${logCheck.ok ? 'ok  ' : 'FAIL'} ${logCheck.name} — ${logCheck.detail}`);
   } finally {
     // (a process already killed or stopped by a scenario has nothing left to stop)
     await Promise.allSettled(servers.filter((s) => s.process.exitCode === null && s.process.signalCode === null).map((s) => s.stop('SIGKILL')));
