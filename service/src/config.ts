@@ -22,6 +22,8 @@ export interface Config {
   dataDir: string;
   /** Body size limit for POST routes, bytes (413 payload_too_large above it). */
   bodyLimitBytes: number;
+  /** Arrays and objects nested deeper than this in a body are refused (422 invalid_request with `loc`). */
+  maxNestingDepth: number;
   logLevel: string;
   /** How long graceful shutdown waits for in-flight calls, ms. */
   shutdownGraceMs: number;
@@ -65,6 +67,12 @@ export interface Config {
     inlineMaxTokens: number;
     /** Rows waiting per checkpoint before new calls get 529 overloaded. */
     queueMaxRows: number;
+    /**
+     * A call that could not start within this long (estimated from the queue ahead) gets 529 overloaded
+     * at once, and a row that waited this long is dropped the same way: below the clients' 10 s attempt
+     * timeout, so no work is done for a client that gave up (ms; 0: no bound).
+     */
+    queueMaxWaitMs: number;
     /** Retry-After sent with 529 overloaded / starting, ms. */
     overloadedRetryMs: number;
     startingRetryMs: number;
@@ -94,8 +102,16 @@ export interface Config {
     redisKeyPrefix: string;
     /** A Redis command slower than this counts as Redis unreachable (see redisFailureMode), ms. */
     redisTimeoutMs: number;
-    /** An admitted call's allowance reservation and in-flight slot expire after this (a crashed process), ms. */
+    /**
+     * An admitted call's allowance reservation is a lease of this length, renewed every third of it
+     * while the call runs: the reservation (and Idempotency-Key) of a process that died lapses within it, ms.
+     */
     reservationTtlMs: number;
+    /**
+     * An in-flight slot is a lease of this length, renewed every third of it while its call runs: the
+     * slots of a replica that died are free again within one lease (ms).
+     */
+    slotLeaseMs: number;
   };
 }
 
@@ -157,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST') ?? '0.0.0.0',
     dataDir,
     bodyLimitBytes: int(env, 'STRUCTQA_BODY_LIMIT_BYTES', 1024 * 1024),
+    maxNestingDepth: int(env, 'STRUCTQA_MAX_NESTING_DEPTH', 64),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     shutdownGraceMs: int(env, 'STRUCTQA_SHUTDOWN_GRACE_MS', 30_000),
     models: {
@@ -187,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
+      queueMaxWaitMs: int(env, 'STRUCTQA_QUEUE_MAX_WAIT_MS', 5000),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),
       startingRetryMs: int(env, 'STRUCTQA_STARTING_RETRY_MS', 2000),
     },
@@ -209,7 +227,8 @@ export function loadConfig(env: Env = process.env): Config {
       databaseSchema: str(env, 'STRUCTQA_DATABASE_SCHEMA') ?? 'public',
       redisKeyPrefix: str(env, 'STRUCTQA_REDIS_PREFIX') ?? 'structqa:',
       redisTimeoutMs: int(env, 'STRUCTQA_REDIS_TIMEOUT_MS', 250),
-      reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 120_000),
+      reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 15_000),
+      slotLeaseMs: int(env, 'STRUCTQA_SLOT_LEASE_MS', 5000),
     },
   };
 }

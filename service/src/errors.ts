@@ -17,7 +17,10 @@
  *    ├── Overloaded               529 overloaded        (Retry-After, retry-after-ms)
  *    ├── Starting                 529 starting          (Retry-After, retry-after-ms)
  *    ├── ClientGone (engine)      499 client_gone       (the caller hung up; logged, never sent)
- *    └── InternalError            500 internal_error    (request id only)
+ *    ├── InternalError            500 internal_error    (request id only)
+ *    ├── IdempotencyKeyReused     400 idempotency_key_reused (same key, different body: Stripe's rule)
+ *    ├── MethodNotAllowed         405 method_not_allowed (Allow)
+ *    └── StorageUnavailable       503 storage_unavailable (Retry-After, retry-after-ms; the database is unreachable)
  *
  * The HTTP layer turns any ServiceError into `{"detail": {"error_type", "message", ...extra}}` with the
  * header `x-service-error-code`; anything else becomes InternalError with no internals exposed.
@@ -44,7 +47,10 @@ export type ErrorCode =
   | 'not_found'
   | 'forbidden'
   | 'client_gone'
-  | 'internal_error';
+  | 'internal_error'
+  | 'idempotency_key_reused'
+  | 'method_not_allowed'
+  | 'storage_unavailable';
 
 export class ServiceError extends Error {
   constructor(
@@ -208,8 +214,8 @@ export class InFlightLimit extends ServiceError {
 }
 
 export class Overloaded extends ServiceError {
-  constructor(retryAfterMs: number) {
-    super(529, 'overloaded', 'The inference queue is full; retry after a short delay.', {}, retryHeaders(retryAfterMs));
+  constructor(retryAfterMs: number, message = 'The inference queue is full; retry after a short delay.') {
+    super(529, 'overloaded', message, {}, retryHeaders(retryAfterMs));
   }
 }
 
@@ -234,5 +240,29 @@ export class Forbidden extends ServiceError {
 export class InternalError extends ServiceError {
   constructor() {
     super(500, 'internal_error', 'Internal error; quote the request id when reporting it.');
+  }
+}
+
+/** Stripe's rule: an Idempotency-Key names one request; the same key with another body is refused, not replayed. */
+export class IdempotencyKeyReused extends ServiceError {
+  constructor() {
+    super(
+      400,
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+    );
+  }
+}
+
+export class MethodNotAllowed extends ServiceError {
+  constructor(method: string, allowed: string[]) {
+    super(405, 'method_not_allowed', `Method ${method} is not allowed here; allowed: ${allowed.join(', ')}.`, { allowed }, { allow: allowed.join(', ') });
+  }
+}
+
+/** The accounts database cannot be reached: retryable, never charged (nothing was recorded). */
+export class StorageUnavailable extends ServiceError {
+  constructor(retryAfterMs = 1000) {
+    super(503, 'storage_unavailable', 'The accounts database is unreachable; retry after a short delay.', {}, retryHeaders(retryAfterMs));
   }
 }

@@ -11,8 +11,14 @@ import type { Config } from './config.js';
 import { Engine } from './engine/engine.js';
 import { ensureFixtures } from './fixtures/build.js';
 import { buildApp } from './http/app.js';
+import { isAnswering } from './http/in-handler.js';
 import { Metrics } from './http/metrics.js';
 import { ModelRouter } from './routing/models.js';
+
+/** During a stop, a connection not being answered this long after the stop began is closed (stalled sender). */
+export const DRAIN_STALL_MS = 1000;
+/** Every connection is closed this long before the grace period ends, so that the stop finishes inside it. */
+export const DRAIN_MARGIN_MS = 2000;
 
 export interface RunningService {
   app: FastifyInstance;
@@ -41,6 +47,7 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
       maxRows: config.engine.batchMaxRows,
       inlineMaxTokens: config.engine.inlineMaxTokens,
       maxQueuedRows: config.engine.queueMaxRows,
+      maxQueueWaitMs: config.engine.queueMaxWaitMs,
       overloadedRetryMs: config.engine.overloadedRetryMs,
     },
     onBatch: (checkpoint, s) => {
@@ -99,14 +106,22 @@ export async function startService(config: Config, parts: ServiceParts): Promise
       // their last response would otherwise hold the close until their timeout: close them as they idle.
       // So would a connection that has not sent a byte yet (HTTP clients open spare ones): Node counts
       // it as awaiting its headers, which closeIdleConnections leaves open, so close those too.
+      // Calls that arrive meanwhile get 529 (http/app.ts). A client stalled part-way through sending a
+      // request would hold the stop until the grace period ran out: after DRAIN_STALL_MS every
+      // connection that is not being answered is closed, and before the grace period ends every
+      // connection is, so the process always exits 0 in time.
+      const began = Date.now();
       const sweep = setInterval(() => {
         app.server.closeIdleConnections();
-        for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+        const stalledOnes = Date.now() - began >= DRAIN_STALL_MS;
+        for (const socket of connections) if (socket.bytesRead === 0 || (stalledOnes && !isAnswering(socket))) socket.destroy();
       }, 100);
+      const lastCall = setTimeout(() => app.server.closeAllConnections(), Math.max(0, config.shutdownGraceMs - DRAIN_MARGIN_MS));
       try {
         await app.close();
       } finally {
         clearInterval(sweep);
+        clearTimeout(lastCall);
       }
       await engine.close();
       await parts.gate.close();

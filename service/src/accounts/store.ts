@@ -47,7 +47,14 @@ export type ReserveResult =
   | { kind: 'reserved'; reservationId: string; period: string }
   | { kind: 'exhausted'; used: number; reserved: number }
   | { kind: 'replay'; status: number; body: string }
-  | { kind: 'in_progress'; expiresAt: number };
+  | { kind: 'in_progress'; expiresAt: number }
+  /** The key was used with another request body (Stripe's rule: refused, never replayed). */
+  | { kind: 'key_reused' };
+
+/** Whether a stored request hash allows a call with `hash` (rows from before hashes were kept match any). */
+export function sameRequest(stored: unknown, hash: string | undefined): boolean {
+  return stored === null || stored === undefined || hash === undefined || stored === hash;
+}
 
 export interface CommitInput {
   reservationId: string;
@@ -55,6 +62,8 @@ export interface CommitInput {
   period: string;
   admittedAt: number;
   idempotencyKey?: string;
+  /** SHA-256 of the request body, kept with the idempotency key. */
+  requestHash?: string;
   requestId: string;
   model: string;
   processedTokens: number;
@@ -126,6 +135,8 @@ export class AccountStore {
     if (!/^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/.test(name)) {
       throw new AccountError('Account names are 1–100 characters: letters, digits, ".", "_", "@", "-".');
     }
+    // Ids are `acct_…`: a name of that shape could be read as another account's id.
+    if (/^acct_/i.test(name)) throw new AccountError('Account names may not start with "acct_" (the form of account ids).');
     validateLimits(limits);
     const id = 'acct_' + randomBase62(16);
     const rows = await q.query<AccountRow>(
@@ -159,7 +170,8 @@ export class AccountStore {
   }
 
   async getAccount(idOrName: string, q: Queryer = this.db): Promise<AccountRecord | undefined> {
-    const rows = await q.query<AccountRow>('SELECT * FROM accounts WHERE id = $1 OR name = $1', [idOrName]);
+    // `acct_…` is an id, anything else a name (names may not take the id form): never ambiguous.
+    const rows = await q.query<AccountRow>(`SELECT * FROM accounts WHERE ${idOrName.startsWith('acct_') ? 'id' : 'name'} = $1`, [idOrName]);
     return rows[0] ? this.toAccount(rows[0]) : undefined;
   }
 
@@ -298,18 +310,19 @@ export class AccountStore {
     allowance: number;
     tokens: number;
     idempotencyKey?: string;
+    requestHash?: string;
     now: number;
     ttlMs: number;
   }): Promise<ReserveResult> {
-    const { accountId, allowance, tokens, idempotencyKey, now, ttlMs } = input;
+    const { accountId, allowance, tokens, idempotencyKey, requestHash, now, ttlMs } = input;
     const period = periodOf(now);
     const id = 'rsv_' + randomBase62(20);
     return this.db.tx(async (q): Promise<ReserveResult> => {
       const insertReservation = () =>
         q.query<{ id: string }>(
-          `INSERT INTO reservations (id, account_id, period, tokens, idempotency_key, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
-          [id, accountId, period, tokens, idempotencyKey ?? null, now, now + ttlMs],
+          `INSERT INTO reservations (id, account_id, period, tokens, idempotency_key, created_at, expires_at, request_hash)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id`,
+          [id, accountId, period, tokens, idempotencyKey ?? null, now, now + ttlMs, idempotencyKey !== undefined ? (requestHash ?? null) : null],
         );
       const takeAllowance = () =>
         q.query<{ used: unknown }>(
@@ -339,18 +352,20 @@ export class AccountStore {
         // the usage check sees any call with this key that committed before us.
         const inserted = await orAfterTidying(insertReservation);
         if (!inserted[0]) {
-          const other = await q.query<{ expires_at: unknown }>('SELECT expires_at FROM reservations WHERE account_id = $1 AND idempotency_key = $2', [
-            accountId,
-            idempotencyKey,
-          ]);
+          const other = await q.query<{ expires_at: unknown; request_hash: unknown }>(
+            'SELECT expires_at, request_hash FROM reservations WHERE account_id = $1 AND idempotency_key = $2',
+            [accountId, idempotencyKey],
+          );
+          if (other[0] && !sameRequest(other[0].request_hash, requestHash)) return { kind: 'key_reused' };
           if (other[0]) return { kind: 'in_progress', expiresAt: num(other[0].expires_at) };
         }
-        const done = await q.query<{ response_status: unknown; response_body: string | null }>(
-          'SELECT response_status, response_body FROM usage_records WHERE account_id = $1 AND idempotency_key = $2',
+        const done = await q.query<{ response_status: unknown; response_body: string | null; request_hash: unknown }>(
+          'SELECT response_status, response_body, request_hash FROM usage_records WHERE account_id = $1 AND idempotency_key = $2',
           [accountId, idempotencyKey],
         );
         if (done[0]) {
           await q.query('DELETE FROM reservations WHERE id = $1', [id]);
+          if (!sameRequest(done[0].request_hash, requestHash)) return { kind: 'key_reused' };
           return { kind: 'replay', status: num(done[0].response_status) || 200, body: done[0].response_body ?? '' };
         }
         if (!inserted[0]) return { kind: 'in_progress', expiresAt: now + 1000 };
@@ -382,8 +397,8 @@ export class AccountStore {
       const period = gone[0]?.period ?? c.period;
       const inserted = await q.query<{ id: string }>(
         `INSERT INTO usage_records (id, request_id, account_id, period, day, created_at, model, processed_tokens, input_tokens,
-                                    output_tokens, idempotency_key, response_status, response_body)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING RETURNING id`,
+                                    output_tokens, idempotency_key, response_status, response_body, request_hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING id`,
         [
           'use_' + randomBase62(20),
           c.requestId,
@@ -398,6 +413,7 @@ export class AccountStore {
           c.idempotencyKey ?? null,
           c.idempotencyKey !== undefined ? 200 : null,
           c.idempotencyKey !== undefined ? c.responseBody : null,
+          c.idempotencyKey !== undefined ? (c.requestHash ?? null) : null,
         ],
       );
       const charged = inserted[0] ? c.processedTokens : 0;
@@ -415,6 +431,11 @@ export class AccountStore {
       }
       return Boolean(inserted[0]);
     });
+  }
+
+  /** Extends a reservation's lease (a running call); an expired and swept one stays gone. */
+  async renew(reservationId: string, expiresAt: number): Promise<void> {
+    await this.db.query('UPDATE reservations SET expires_at = $2 WHERE id = $1', [reservationId, expiresAt]);
   }
 
   async release(reservationId: string): Promise<void> {

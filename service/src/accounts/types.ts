@@ -48,8 +48,24 @@ export interface Admission {
   release(): Promise<void>;
 }
 
+/**
+ * A call let in before its text is looked at: its in-flight slot is held and its request counted.
+ * Then exactly one of `admit(processedTokens)` (token rate and allowance; a refusal frees the slot) or
+ * `leave()` (the call stops before that: frees the slot).
+ */
+export interface Entry {
+  /** An earlier call with this Idempotency-Key and body was answered: send this again, charge nothing. */
+  replay?: { status: number; body: string };
+  admit(processedTokens: number): Promise<Admission>;
+  leave(): Promise<void>;
+}
+
 export interface Gate {
   authenticate(authorization: string | undefined): Promise<Account>;
-  admit(account: Account, call: { processedTokens: number; idempotencyKey?: string }): Promise<Admission>;
+  /** Before any text work: replay, in-flight slot, request rate (401s are done; 429 here). */
+  enter(account: Account, call: { idempotencyKey?: string; requestHash?: string; textWorkTokens?: number }): Promise<Entry>;
+  admit(account: Account, call: { processedTokens: number; idempotencyKey?: string; requestHash?: string }): Promise<Admission>;
+  /** Whether the accounts storage answers now (readiness); absent: always. */
+  ready?(): Promise<boolean>;
   close(): Promise<void>;
 }

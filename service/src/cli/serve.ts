@@ -5,13 +5,14 @@
 import pino from 'pino';
 import { createGate } from '../accounts/gate.js';
 import type { Config } from '../config.js';
+import { loggerOptions } from '../http/redact.js';
 import { adminRoutes } from '../http/routes/admin.js';
 import { usageRoutes } from '../http/routes/usage.js';
 import { startService } from '../server.js';
 import { firstCallHint, localUrl } from './first-call.js';
 
 export async function serve(config: Config): Promise<void> {
-  const log = pino({ level: config.logLevel });
+  const log = pino(loggerOptions(config.logLevel));
   const gate = await createGate(config, log);
   const service = await startService(config, {
     gate,

@@ -20,6 +20,13 @@ export interface BatcherOptions {
   inlineMaxTokens?: number;
   maxQueuedRows: number;
   overloadedRetryMs: number;
+  /**
+   * A call whose rows could not start within this long (estimated from what is queued ahead and the
+   * recent time per padded token) is refused at once with 529 overloaded, and a row that has waited
+   * this long anyway is dropped the same way: no work is done for a client that has given up (the
+   * clients' attempt timeout is 10 s). 0 or unset: no bound.
+   */
+  maxQueueWaitMs?: number;
 }
 
 export interface BatchStats {
@@ -31,6 +38,8 @@ export interface BatchStats {
 
 interface Pending {
   row: Row;
+  /** performance.now() when it was queued. */
+  queuedAt: number;
   signal?: AbortSignal;
   resolve: (result: RowResult) => void;
   reject: (error: unknown) => void;
@@ -101,6 +110,10 @@ export class Batcher {
   private runningAlone = false;
   private closed = false;
   private nextBatchId = 0;
+  /** Recent milliseconds per padded token of one batch on one lane (moving average; 0 until measured). */
+  private msPerToken = 0;
+  /** Σ row lengths queued (what the queue ahead costs to run). */
+  private queuedTokens = 0;
 
   constructor(
     private readonly backend: Backend,
@@ -116,9 +129,21 @@ export class Batcher {
   async submit(rows: Row[], signal?: AbortSignal): Promise<Submitted> {
     if (this.closed) throw new Error('batcher closed');
     if (this.queue.length + rows.length > this.options.maxQueuedRows) throw new Overloaded(this.options.overloadedRetryMs);
+    const maxWait = this.options.maxQueueWaitMs ?? 0;
+    const waitMs = this.estimatedWaitMs(rows);
+    if (maxWait > 0 && waitMs > maxWait) {
+      throw new Overloaded(
+        Math.max(this.options.overloadedRetryMs, Math.ceil(waitMs - maxWait)),
+        `The inference queue would hold this call for about ${Math.ceil(waitMs)} ms, past the ${maxWait} ms bound; retry after the delay.`,
+      );
+    }
     const submittedAt = performance.now();
     const promises = rows.map(
-      (row) => new Promise<RowResult>((resolve, reject) => this.queue.push({ row, signal, resolve, reject })),
+      (row) =>
+        new Promise<RowResult>((resolve, reject) => {
+          this.queue.push({ row, queuedAt: submittedAt, signal, resolve, reject });
+          this.queuedTokens += row.ids.length;
+        }),
     );
     this.pump();
     const results = await Promise.all(promises);
@@ -134,11 +159,27 @@ export class Batcher {
     };
   }
 
+  /**
+   * How long until the last of these rows could start: what is queued ahead and the rows before it,
+   * at the recent time per padded token, spread over the lanes. 0 until a batch has been measured.
+   */
+  estimatedWaitMs(rows: Row[]): number {
+    const own = rows.reduce((n, r) => n + r.ids.length, 0) - (rows.at(-1)?.ids.length ?? 0);
+    return ((this.queuedTokens + own) * this.msPerToken) / this.backend.lanes;
+  }
+
   private dropAbandoned(): void {
     const kept: Pending[] = [];
+    const maxWait = this.options.maxQueueWaitMs ?? 0;
+    const now = performance.now();
     for (const p of this.queue) {
       if (p.signal?.aborted) p.reject(new ClientGone());
-      else kept.push(p);
+      else if (maxWait > 0 && now - p.queuedAt > maxWait) p.reject(new Overloaded(this.options.overloadedRetryMs, 'The call waited in the inference queue past its bound; retry after the delay.'));
+      else {
+        kept.push(p);
+        continue;
+      }
+      this.queuedTokens -= p.row.ids.length;
     }
     this.queue = kept;
   }
@@ -179,6 +220,7 @@ export class Batcher {
     const chosen = new Set(indices);
     const batch = indices.map((i) => this.queue[i]!);
     this.queue = this.queue.filter((_, i) => !chosen.has(i));
+    for (const p of batch) this.queuedTokens -= p.row.ids.length;
     return batch;
   }
 
@@ -198,6 +240,12 @@ export class Batcher {
       const rows = batch.map((p) => p.row);
       const { logits, markers, modelMs } = await (where === 'inline' ? this.backend.runInline!(rows) : this.backend.run(rows, { wide: where === 'wide' }));
       const runMs = performance.now() - startedAt;
+      // Batches over all the cores (inline, wide) run faster per token than one lane's: the estimate
+      // only learns from lane batches when there are several lanes, so it does not understate the wait.
+      if (where === 'lane' || this.backend.lanes === 1) {
+        const perToken = runMs / Math.max(1, paddedTokens(batch));
+        this.msPerToken = this.msPerToken === 0 ? perToken : this.msPerToken * 0.8 + perToken * 0.2;
+      }
       const info = { id: this.nextBatchId++, startedAt, runMs, modelMs: modelMs ?? runMs };
       batch.forEach((p, i) => p.resolve({ logits: logits.slice(i * markers, i * markers + p.row.markers.length), batch: info }));
       this.onBatch({

@@ -80,15 +80,16 @@ export type Answer =
 
 /** Shape one question's probabilities (in marker order) as its answer. */
 export function toAnswer(type: QuestionType, keys: string[], p: number[], criteria: unknown): Answer {
-  const probabilities: Record<string, number> = {};
-  keys.forEach((key, i) => (probabilities[key] = p[i]!));
+  // Option names are data ("__proto__" included): Object.fromEntries makes own properties, where
+  // `probabilities[key] = …` would set the prototype for "__proto__".
+  const probabilities: Record<string, number> = Object.fromEntries(keys.map((key, i) => [key, p[i]!]));
   switch (type) {
     case 'noul':
       return { type: 'noul', noul: p[1]! };
     case 'choice':
       return { type: 'choice', choice: keys[argmax(p)]!, probabilities, confidence: choiceConfidence(p) };
     case 'score': {
-      const legend: Record<string, Content> = {};
+      const legend: Record<string, Content> = {}; // keys are "0".."n-1", never a request name
       // Never null: the official Python SDK rejects a null legend value (a level given as null has no
       // description, so its legend is the empty string; docs/conformance.md).
       (criteria as Content[]).forEach((level, i) => (legend[String(i)] = level ?? ''));

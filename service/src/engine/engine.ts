@@ -124,8 +124,13 @@ export class Engine {
     }
   }
 
-  checkpoint(name: string): Checkpoint {
+  /** Throws 529 starting until every checkpoint is loaded and warmed. */
+  assertReady(): void {
     if (this.state !== 'ready') throw new Starting(this.options.startingRetryMs);
+  }
+
+  checkpoint(name: string): Checkpoint {
+    this.assertReady();
     const checkpoint = this.checkpoints.get(name);
     if (!checkpoint) throw new Error(`checkpoint ${name} is not loaded`);
     return checkpoint;
@@ -158,7 +163,8 @@ export class Engine {
     opts.timing?.carve('queue', queuedMs);
     opts.timing?.carve('model', modelMs);
     opts.timing?.carve('hop', Math.max(0, runMs - modelMs));
-    const answers: Record<string, Answer> = {};
+    // Question names are data ("__proto__" included): entries, then Object.fromEntries (own properties).
+    const answers: [string, Answer][] = [];
     let outputTokens = 0;
     // The state's language is only worth detecting when the checkpoint calibrates by language.
     const language = checkpoint.manifest.calibration.by_language ? opts.route?.language : undefined;
@@ -172,12 +178,12 @@ export class Engine {
       const questionLogits = count === 1 ? logits[row]! : logits.slice(row, row + count).flatMap((l) => Array.from(l));
       row += count;
       const p = softmax(questionLogits, t);
-      answers[name] = toAnswer(head.type, head.keys, p, call.questions[i]!.criteria);
+      answers.push([name, toAnswer(head.type, head.keys, p, call.questions[i]!.criteria)]);
       outputTokens += head.keys.length;
     });
     return {
       model: checkpoint.name,
-      answers,
+      answers: Object.fromEntries(answers),
       usage: {
         input_tokens: laidOut.inputTokens,
         output_tokens: outputTokens,

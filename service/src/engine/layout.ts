@@ -191,18 +191,19 @@ export function layOut(
   limits: Limits,
   groupsOf?: (index: number) => number[][] | undefined,
 ): LaidOutCall {
-  const rooms: Record<string, QuestionRoom> = {};
+  // Question names are data ("__proto__" too): entries, then Object.fromEntries (own properties, never a prototype).
+  const rooms: [string, QuestionRoom][] = [];
   let tooLong = false;
   const plans = heads.map((head, i) => {
     const imposed = groupsOf?.(i);
     const plan = imposed ? { groups: imposed, room: groupRoom(head, imposed, limits.window) } : planQuestion(head, stateIds.length, limits.window);
     // A room below zero (a head longer than the window) is reported as 0, its overflow in full.
     const overflow = Math.max(0, stateIds.length - plan.room);
-    rooms[names[i]!] = { room: Math.max(0, plan.room), overflow };
+    rooms.push([names[i]!, { room: Math.max(0, plan.room), overflow }]);
     if (!plan.groups || overflow > 0) tooLong = true;
     return plan;
   });
-  if (tooLong) throw new StateTooLong(limits.model, stateIds.length, rooms);
+  if (tooLong) throw new StateTooLong(limits.model, stateIds.length, Object.fromEntries(rooms));
   const rows: Row[] = [];
   const rowsPerQuestion = plans.map((plan, i) => {
     for (const group of plan.groups!) rows.push(buildRow(heads[i]!, group, stateIds, sep));

@@ -40,6 +40,13 @@ export interface TextTokenizer {
 
 export type TokenizerImplementation = 'native' | 'js';
 
+/**
+ * Texts (all of one encode call together) longer than this are encoded off the event loop even when
+ * the JS implementation is chosen. About 1 ms of JS encoding on the 2-core reference machine; a full
+ * 512-token window is about 2,000–3,000 characters, so only states that cannot fit go there.
+ */
+export const SYNC_ENCODE_MAX_CHARS = 16_384;
+
 /** Texts the JS implementation must tokenize exactly as the native one before it is used. */
 export const PROBE_TEXTS: readonly string[] = [
   'I was charged twice for my subscription this month, order #A-1234 (EUR 49.99).',
@@ -107,7 +114,11 @@ export class CheckpointTokenizer implements TextTokenizer {
     if (texts.length === 0) return [];
     // The native encoder rejects lone surrogates; they carry no text, so they read as U+FFFD (both ways).
     const clean = texts.map((t) => t.toWellFormed());
-    if (this.js) return clean.map((t) => this.js!.encode(t, { add_special_tokens: false }).ids);
+    // The JS encoder runs on the event loop: fine for the short texts of most calls, but a long state
+    // (up to the 1 MB body limit) would hold every other call for as long as it takes. Long texts go
+    // to the native encoder, which runs on libuv's thread pool (the same ids: checked at load).
+    const chars = clean.reduce((n, t) => n + t.length, 0);
+    if (this.js && chars <= SYNC_ENCODE_MAX_CHARS) return clean.map((t) => this.js!.encode(t, { add_special_tokens: false }).ids);
     const encodings = await this.native.encodeBatch(clean, { addSpecialTokens: false });
     return encodings.map((e) => e.getIds());
   }

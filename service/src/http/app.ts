@@ -7,12 +7,15 @@ import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { NotFound, PayloadTooLarge } from '../errors.js';
+import { InternalError, MethodNotAllowed, NotFound, Overloaded, PayloadTooLarge } from '../errors.js';
+import { doneAnswering, startAnswering } from './in-handler.js';
 import type { IncomingMessage } from 'node:http';
 import type { ModelRouter } from '../routing/models.js';
+import { parseBody, sha256 } from './body.js';
 import { errorBody, toServiceError } from './errors.js';
 import { Metrics } from './metrics.js';
 import { requestArrivals } from './request-arrivals.js';
+import { loggerOptions, redactKeys } from './redact.js';
 import { newRequestId } from './request-id.js';
 import { healthRoutes } from './routes/health.js';
 import { modelRoutes } from './routes/models.js';
@@ -37,17 +40,21 @@ declare module 'fastify' {
   }
 }
 
+/** `type/subtype` (RFC 9110 tokens), optionally followed by parameters. */
+const MEDIA_TYPE = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;.*)?$/;
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
   const app = Fastify({
-    ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? { level: config.logLevel } }),
+    ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? loggerOptions(config.logLevel) }),
     genReqId: newRequestId,
     // one log line per request (in onResponse) instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'ignore',
+    // During a graceful stop, late calls get the contract's 529 with its headers (the drain hook
+    // below), not Fastify's bare 503.
+    return503OnClosing: false,
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
     },
@@ -56,25 +63,48 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The moment a request reaches JavaScript, before Fastify routes it: the start of its Server-Timing.
   app.server.prependListener('request', (raw) => requestArrivals.set(raw, performance.now()));
 
-  // Earlier clients always send JSON; accept a body whatever its declared type and parse it as JSON.
-  app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+  // Earlier clients always send JSON; every body is read by one parser whatever its declared type
+  // (http/body.ts), so the same bytes give the same result (names are data, nesting is bounded).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     try {
-      done(null, JSON.parse(body as string));
+      req.bodyHash = sha256(body as string);
+      req.bodyChars = (body as string).length;
+      done(null, parseBody(body as string, config.maxNestingDepth));
     } catch (error) {
-      (error as { statusCode?: number }).statusCode = 400;
       done(error as Error, undefined);
     }
+  });
+
+  // Graceful stop: a call that reaches the service after the stop began (on a keep-alive connection,
+  // or pipelined behind one being answered) is refused with 529 overloaded, its Retry-After and
+  // `Connection: close` (Fastify adds it while closing), so the client retries on a fresh connection:
+  // another replica, or this one restarted.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-typesafe-request-id', request.id);
+    // A declared type that is not even a media type ("", "json") would make Fastify refuse the body
+    // before our parser sees it: read such a body like any other (the same bytes, the same result).
+    const declared = request.headers['content-type'];
+    if (declared !== undefined && !MEDIA_TYPE.test(declared)) request.headers['content-type'] = 'application/octet-stream';
+    if (draining && request.url !== '/livez') {
+      throw new Overloaded(config.engine.overloadedRetryMs, 'The service is stopping; retry the call (a fresh connection reaches a running replica).');
+    }
   });
+  app.addHook('preHandler', async (request) => startAnswering(request.raw.socket));
+  app.addHook('onResponse', async (request) => doneAnswering(request.raw.socket));
+  app.addHook('onRequestAbort', async (request) => doneAnswering(request.raw.socket));
 
   app.setErrorHandler(async (error, request, reply) => {
     const serviceError = toServiceError(error, config.bodyLimitBytes, request.body);
-    if (serviceError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Only an unexpected failure is an error; an expected refusal (529 starting/overloaded, 503
+    // storage_unavailable with its Retry-After, every 4xx) is the service working as documented.
+    if (serviceError instanceof InternalError) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: serviceError.code, status: serviceError.status }, serviceError.message);
     request.errorCode = serviceError.code;
     // Fastify rejects an oversized body from its headers alone; read (and drop) the rest so a client
@@ -84,7 +114,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return errorBody(serviceError);
   });
 
+  // Every route's path and methods, so that a known path with another method is a 405 with Allow.
+  const known: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(
+      '^' + route.url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '/?$',
+    );
+    known.push({ pattern, methods: [route.method].flat().map(String) });
+  });
+
   app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = [...new Set(known.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
+    // (a route that exists for this very method and sent itself here, like /admin without a token, stays a 404)
+    if (allowed.length > 0 && !allowed.includes(request.method)) throw new MethodNotAllowed(request.method, allowed);
     const error = new NotFound();
     request.errorCode = error.code;
     reply.code(404).header('x-service-error-code', error.code);
@@ -97,7 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics.requests.inc({ ...labels, code: request.errorCode ?? '' });
     metrics.latency.observe(labels, reply.elapsedTime / 1000);
     request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, code: request.errorCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, url: redactKeys(request.url), status: reply.statusCode, code: request.errorCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
   });
@@ -114,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  await app.register(healthRoutes, { engine: deps.engine, metrics });
+  await app.register(healthRoutes, { engine: deps.engine, metrics, gate: deps.gate });
   await app.register(modelRoutes, { engine: deps.engine, router: deps.router });
   await app.register(systemOneRoutes, { config, engine: deps.engine, router: deps.router, gate: deps.gate, metrics });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);

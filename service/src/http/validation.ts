@@ -9,6 +9,8 @@ export interface AjvError {
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  /** Set on the inner errors of a `propertyNames` failure (the name itself failed). */
+  propertyName?: string;
 }
 
 function location(instancePath: string): (string | number)[] {
@@ -48,6 +50,9 @@ function describe(error: AjvError): { type: string; msg: string; extra: (string 
       return { type: 'too_long', msg: `Should have at most ${String(p['limit'])} item(s)`, extra: [] };
     case 'minLength':
       return { type: 'string_too_short', msg: `String should have at least ${String(p['limit'])} character(s)`, extra: [] };
+    case 'propertyNames':
+      // The only propertyNames rule: choice option names are non-empty (an option "" has no text).
+      return { type: 'string_too_short', msg: 'Option names should have at least 1 character', extra: [String(p['propertyName'])] };
     case 'const':
       return { type: 'literal_error', msg: `Input should be ${JSON.stringify(p['allowedValue'])}`, extra: [] };
     default:
@@ -75,7 +80,8 @@ function withQuestionTag(loc: (string | number)[], body: unknown): (string | num
 export function toIssues(errors: AjvError[], body?: unknown): ValidationIssue[] {
   // An anyOf failure also reports each branch's failure at the same path: keep only the anyOf.
   const unions = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
-  const kept = errors.filter((e) => e.keyword === 'anyOf' || !unions.has(e.instancePath));
+  // A propertyNames failure also reports the name's own failure: keep only the propertyNames one.
+  const kept = errors.filter((e) => (e.keyword === 'anyOf' || !unions.has(e.instancePath)) && e.propertyName === undefined);
   const issues = kept.map((error) => {
     const { type, msg, extra } = describe(error);
     return { loc: withQuestionTag(['body', ...location(error.instancePath), ...extra], body), msg, type };

@@ -76,15 +76,15 @@ export class ResilientLimiter implements Limiter {
     }
   }
 
-  async consumeRate(accountId: string, limits: RateLimits, cost: number): Promise<RateDecision> {
-    if (this.skipping()) return this.fallback.consumeRate(accountId, limits, cost);
+  async consumeRate(accountId: string, limits: RateLimits, cost: number, requests = 1): Promise<RateDecision> {
+    if (this.skipping()) return this.fallback.consumeRate(accountId, limits, cost, requests);
     try {
-      const d = await this.redis.consumeRate(accountId, limits, cost);
+      const d = await this.redis.consumeRate(accountId, limits, cost, requests);
       this.recovered();
       return d;
     } catch (err) {
       this.failed(err);
-      return this.fallback.consumeRate(accountId, limits, cost);
+      return this.fallback.consumeRate(accountId, limits, cost, requests);
     }
   }
 
@@ -99,6 +99,10 @@ export class ResilientLimiter implements Limiter {
         release: async () => {
           // A slot that cannot be released expires after ttlMs.
           await d.release().catch(() => undefined);
+        },
+        // A renewal that fails leaves the lease to expire: the slot is given back early, never held long.
+        renew: async () => {
+          await d.renew().catch(() => undefined);
         },
       };
     } catch (err) {

@@ -11,17 +11,17 @@ export class MemoryLimiter implements Limiter {
 
   constructor(private readonly clock: () => number = Date.now) {}
 
-  async consumeRate(accountId: string, limits: RateLimits, cost: number): Promise<RateDecision> {
+  async consumeRate(accountId: string, limits: RateLimits, cost: number, requests = 1): Promise<RateDecision> {
     const now = this.clock();
     const b = this.buckets.get(accountId);
     const req = refill(b?.req, limits.requestsPerSecond, now);
     const tok = refill(b?.tok, limits.processedTokensPerSecond, now);
-    const wait = Math.max(waitMs(req.level, limits.requestsPerSecond, 1), waitMs(tok.level, limits.processedTokensPerSecond, cost));
+    const wait = Math.max(waitMs(req.level, limits.requestsPerSecond, requests), waitMs(tok.level, limits.processedTokensPerSecond, cost));
     if (wait > 0) {
       this.buckets.set(accountId, { req, tok, touched: now });
       return { ok: false, retryAfterMs: wait };
     }
-    req.level -= 1;
+    req.level -= requests;
     tok.level -= cost;
     this.buckets.set(accountId, { req, tok, touched: now });
     if (++this.sweeps % 1000 === 0) this.sweep(now);
@@ -51,6 +51,10 @@ export class MemoryLimiter implements Limiter {
         if (!h) return;
         h.delete(id);
         if (h.size === 0) this.slots.delete(accountId);
+      },
+      renew: async () => {
+        const h = this.slots.get(accountId);
+        if (h?.has(id)) h.set(id, this.clock() + ttlMs);
       },
     };
   }

@@ -4,8 +4,8 @@
  *
  *   {prefix}{acct}:rate      hash: request and processed-token buckets (level, timestamp); expires
  *                            once both buckets would be full again (a missing key = full buckets)
- *   {prefix}{acct}:inflight  sorted set: slot id → expiry (ms); expired slots of a crashed replica are
- *                            dropped on the next acquire
+ *   {prefix}{acct}:inflight  sorted set: slot id → lease expiry (ms), renewed while the call runs; the
+ *                            slots of a crashed replica lapse within one lease and are dropped on the next acquire
  *
  * Why not rate-limiter-flexible: its limiters are fixed-window counters (up to twice the limit across a
  * window edge), cannot check two limits (requests and tokens) in one atomic step, and a refused
@@ -39,9 +39,10 @@ local function wait(level, rate, c)
 end
 local rl, rts = refill(h[1], h[2], rps)
 local tl, tts = refill(h[3], h[4], tps)
-local w = math.max(wait(rl, rps, 1), wait(tl, tps, cost))
+local req = tonumber(ARGV[4])
+local w = math.max(wait(rl, rps, req), wait(tl, tps, cost))
 if w == 0 then
-  rl = rl - 1
+  rl = rl - req
   tl = tl - cost
 end
 redis.call('HSET', KEYS[1], 'rl', string.format('%.17g', rl), 'rt', string.format('%d', rts), 'tl', string.format('%.17g', tl), 'tt', string.format('%d', tts))
@@ -60,8 +61,19 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
 return 1
 `;
 
+// A lease renewal: only a slot still held is extended (an expired one was dropped and stays dropped).
+const RENEW_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) + 1000)
+return 1
+`;
+
 type LimitRedis = Redis & {
-  sqaRate(key: string, rps: number, tps: number, cost: number): Promise<number>;
+  sqaRate(key: string, rps: number, tps: number, cost: number, requests: number): Promise<number>;
+  sqaRenew(key: string, ttlMs: number, id: string): Promise<number>;
   sqaAcquire(key: string, limit: number, ttlMs: number, id: string): Promise<number>;
 };
 
@@ -92,6 +104,7 @@ export class RedisLimiter implements Limiter {
     });
     redis.defineCommand('sqaRate', { numberOfKeys: 1, lua: RATE_SCRIPT });
     redis.defineCommand('sqaAcquire', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
+    redis.defineCommand('sqaRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     this.redis = redis as LimitRedis;
   }
 
@@ -150,8 +163,10 @@ export class RedisLimiter implements Limiter {
     return `${this.opts.prefix}{${accountId}}:${what}`;
   }
 
-  async consumeRate(accountId: string, limits: RateLimits, cost: number): Promise<RateDecision> {
-    const wait = Number(await this.timed(this.redis.sqaRate(this.key(accountId, 'rate'), limits.requestsPerSecond, limits.processedTokensPerSecond, cost)));
+  async consumeRate(accountId: string, limits: RateLimits, cost: number, requests = 1): Promise<RateDecision> {
+    const wait = Number(
+      await this.timed(this.redis.sqaRate(this.key(accountId, 'rate'), limits.requestsPerSecond, limits.processedTokensPerSecond, cost, requests)),
+    );
     return wait > 0 ? { ok: false, retryAfterMs: wait } : { ok: true };
   }
 
@@ -173,6 +188,9 @@ export class RedisLimiter implements Limiter {
       ok: true,
       release: async () => {
         await this.timed(this.redis.zrem(key, id));
+      },
+      renew: async () => {
+        await this.timed(this.redis.sqaRenew(key, ttlMs, id));
       },
     };
   }

@@ -15,13 +15,20 @@ export interface RateLimits {
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterMs: number };
 
-export type SlotDecision = { ok: true; release(): Promise<void> } | { ok: false };
+/**
+ * An in-flight slot is a lease: it expires `ttlMs` after it was taken or last renewed, so the slots of
+ * a replica that died are free again within one lease (the holder renews while its call runs).
+ */
+export type SlotDecision = { ok: true; release(): Promise<void>; renew(): Promise<void> } | { ok: false };
 
 export interface Limiter {
   readonly kind: string;
-  /** Take 1 request and `cost` processed tokens from the account's buckets (both or neither). */
-  consumeRate(accountId: string, limits: RateLimits, cost: number): Promise<RateDecision>;
-  /** Hold one of the account's `limit` in-flight slots; an unreleased slot expires after `ttlMs`. */
+  /**
+   * Take `requests` requests (default 1) and `cost` processed tokens from the account's buckets (both or
+   * neither). Admission takes the request before any text work (cost 0) and the tokens once counted (requests 0).
+   */
+  consumeRate(accountId: string, limits: RateLimits, cost: number, requests?: number): Promise<RateDecision>;
+  /** Hold one of the account's `limit` in-flight slots; a slot neither released nor renewed expires after `ttlMs`. */
   acquireSlot(accountId: string, limit: number, ttlMs: number): Promise<SlotDecision>;
   close(): Promise<void>;
 }

@@ -30,6 +30,8 @@ export const ChoiceQuestion = Type.Object(
     type: Type.Literal('choice'),
     instructions: Instructions,
     criteria: Type.Record(Type.String({ minLength: 1 }), Content, {
+      // TypeBox drops the key's minLength from a Record's schema: say it with propertyNames.
+      propertyNames: { minLength: 1 },
       minProperties: 2,
       maxProperties: 255,
       description: 'Option name → description (null: interpret by the name alone). 2–255 options.',

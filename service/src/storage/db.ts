@@ -17,7 +17,31 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { StorageUnavailable } from '../errors.js';
 import { MIGRATIONS } from './migrations.js';
+
+/**
+ * Errors that mean "the database cannot be reached or cannot take writes now", not "this statement
+ * is wrong": connection refused/reset/timed out, PostgreSQL's connection (08…) and shutdown (57P0…)
+ * classes and too-many-connections, SQLite's busy, locked, I/O, full and read-only.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', '53300', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_READONLY',
+]);
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|Client was closed|not queryable/i;
+
+export function isStorageUnavailable(err: unknown): boolean {
+  if (err instanceof StorageUnavailable) return true;
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  return UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_IOERR') || UNAVAILABLE_MESSAGES.test(String(e.message ?? ''));
+}
+
+/** A storage outage becomes the retryable 503 storage_unavailable; anything else is rethrown as is. */
+function asServiceError(err: unknown): unknown {
+  return isStorageUnavailable(err) && !(err instanceof StorageUnavailable) ? new StorageUnavailable() : err;
+}
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Row = Record<string, unknown>;
@@ -29,6 +53,8 @@ export interface Queryer {
 }
 
 export interface Db extends Queryer {
+  /** Resolves when the database answers a trivial query within `timeoutMs`; rejects otherwise (readiness). */
+  ping(timeoutMs: number): Promise<void>;
   /** Run `fn` in one transaction; committed when it resolves, rolled back when it throws. */
   tx<T>(fn: (q: Queryer) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -132,10 +158,22 @@ export class SqliteDb implements Db {
   }
 
   query<T extends Row = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.mutex.run(() => this.runNow<T>(sql, params));
+    return this.mutex.run(() => this.runNow<T>(sql, params)).catch((err: unknown) => {
+      throw asServiceError(err);
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
   }
 
   tx<T>(fn: (q: Queryer) => Promise<T>): Promise<T> {
+    return this.txNow(fn).catch((err: unknown) => {
+      throw asServiceError(err);
+    });
+  }
+
+  private txNow<T>(fn: (q: Queryer) => Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
       if (this.inTx) throw new Error('nested transaction');
       this.control.begin.run();
@@ -183,6 +221,9 @@ export class PgDb implements Db {
       connectionString: url,
       max: 10,
       options: `-c search_path=${schema}`,
+      // An unreachable server must fail a call fast (503 storage_unavailable), not hang it.
+      connectionTimeoutMillis: 3000,
+      query_timeout: 15_000,
     });
     pool.on('error', () => {
       /* idle client errors are reported on the next query */
@@ -205,13 +246,45 @@ export class PgDb implements Db {
   }
 
   async query<T extends Row = Row>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const res = await this.pool.query(sql, params);
-    return res.rows as T[];
+    try {
+      const res = await this.pool.query(sql, params);
+      return res.rows as T[];
+    } catch (err) {
+      throw asServiceError(err);
+    }
+  }
+
+  async ping(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.query('SELECT 1'),
+        new Promise((_r, reject) => (timer = setTimeout(() => reject(new StorageUnavailable()), timeoutMs))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async tx<T>(fn: (q: Queryer) => Promise<T>): Promise<T> {
+    try {
+      return await this.txNow(fn);
+    } catch (err) {
+      throw asServiceError(err);
+    }
+  }
+
+  private async txNow<T>(fn: (q: Queryer) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const client = await this.pool.connect();
+      // A checked-out client whose connection drops emits 'error'; the pool only listens to idle ones,
+      // and an unheard 'error' would end the process. The failing query rejects as well: that is the report.
+      const ignore = () => undefined;
+      client.on('error', ignore);
+      const release = (err?: Error) => {
+        client.off('error', ignore);
+        client.release(err);
+      };
       const q: Queryer = {
         dialect: 'postgres',
         query: async <R extends Row>(s: string, p: unknown[] = []) => (await client.query(s, p)).rows as R[],
@@ -220,11 +293,12 @@ export class PgDb implements Db {
         await client.query('BEGIN');
         const out = await fn(q);
         await client.query('COMMIT');
-        client.release();
+        release();
         return out;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        client.release();
+        // A client whose connection failed must not go back to the pool for the next call.
+        release(isStorageUnavailable(err) ? (err as Error) : undefined);
         const code = (err as { code?: string }).code;
         if (code && RETRYABLE_PG.has(code) && attempt < 5) {
           await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (attempt + 1)));

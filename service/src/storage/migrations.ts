@@ -76,4 +76,11 @@ export const MIGRATIONS: Migration[] = [
     sqlite: V1_COMMON,
     postgres: V1_COMMON,
   },
+  {
+    // Stripe's idempotency rule: a key is bound to the body it first came with (SHA-256 of the body).
+    version: 2,
+    name: 'request hash of idempotent calls',
+    sqlite: [`ALTER TABLE reservations ADD COLUMN request_hash TEXT`, `ALTER TABLE usage_records ADD COLUMN request_hash TEXT`],
+    postgres: [`ALTER TABLE reservations ADD COLUMN request_hash TEXT`, `ALTER TABLE usage_records ADD COLUMN request_hash TEXT`],
+  },
 ];

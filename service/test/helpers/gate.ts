@@ -2,7 +2,7 @@
  * TEST FIXTURE: a Gate that knows one key and never limits, counting commits and releases, for
  * tests of the HTTP layer and the engine. The real Gate (accounts, allowance, limits) has its own tests.
  */
-import type { Account, Admission, Charge, Gate } from '../../src/accounts/types.js';
+import type { Account, Admission, Charge, Entry, Gate } from '../../src/accounts/types.js';
 import { InvalidApiKey, MissingApiKey } from '../../src/errors.js';
 
 export const TEST_KEY = 'sqa_test_fixture_key';
@@ -20,6 +20,10 @@ export class FixtureGate implements Gate {
     if (!authorization) throw new MissingApiKey();
     if (authorization !== `Bearer ${TEST_KEY}`) throw new InvalidApiKey();
     return this.account;
+  }
+
+  async enter(): Promise<Entry> {
+    return { admit: () => this.admit(), leave: async () => undefined };
   }
 
   async admit(): Promise<Admission> {

@@ -10,11 +10,11 @@
  *   GET    /admin/accounts/:account/usage      usage report (?month=YYYY-MM)
  *   GET    /admin/keys                         list keys (?account=NAME_OR_ID); never the keys themselves
  *   POST   /admin/keys                         {account, monthly_allowance?, create_account? = true} → 201 {key, …} (shown once)
- *   DELETE /admin/keys/:ref                    revoke by key id, visible prefix, or the whole key
+ *   DELETE /admin/keys/:ref                    revoke by key id or visible prefix (never the whole key: 422)
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError, type AccountsGate } from '../../accounts/gate.js';
-import { constantTimeEqualSecret } from '../../accounts/keys.js';
+import { classifyKey, constantTimeEqualSecret } from '../../accounts/keys.js';
 import type { AccountRecord, KeyRecord, LimitOverrides } from '../../accounts/store.js';
 import { Forbidden, InvalidRequest, NotFound } from '../../errors.js';
 import { parseMonth } from './usage.js';
@@ -142,6 +142,12 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminRouteOptions)
 
   app.delete('/admin/keys/:ref', route, async (request) => {
     const ref = (request.params as { ref: string }).ref;
+    // A whole key in a URL lands in proxies' logs and shell histories: only ids and prefixes here.
+    if (classifyKey(ref) === 'ours') {
+      throw new InvalidRequest([
+        { loc: ['path', 'ref'], msg: 'Name the key by its id (key_…) or its visible prefix (sqa_live_ and 8 characters), never the whole key', type: 'value_error' },
+      ]);
+    }
     return keyJson(await accountErrors(['path', 'ref'], () => gate.revokeKey(ref)));
   });
 }

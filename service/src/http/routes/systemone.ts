@@ -1,7 +1,8 @@
 /**
  * POST /v1/systemone. Order of checks: key (403/401) → body (422/413) → question count (413) →
- * model name (400) → readiness (529) → state and cap (413) → allowance and limits (402/429) → queue
- * (529) → answer. Exactly one usage record per answered call; none for a rejected or abandoned one.
+ * Idempotency-Key (422) → readiness (529) → in-flight slot and request rate (429; before any text
+ * work) → model name (400) → state and cap (413) → token rate and allowance (429/402) → queue (529)
+ * → answer. Exactly one usage record per answered call; none for a rejected or abandoned one.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Account, Gate } from '../../accounts/types.js';
@@ -10,10 +11,11 @@ import type { Engine } from '../../engine/engine.js';
 import { CallTiming } from '../../engine/timing.js';
 import type { Question } from '../../engine/render.js';
 import { ClientGone } from '../../engine/batcher.js';
-import { TooManyQuestions } from '../../errors.js';
+import { InvalidRequest, TooManyQuestions } from '../../errors.js';
 import type { ModelRouter } from '../../routing/models.js';
 import { SystemOneRequest, SystemOneResponse, errorResponses } from '../../schemas/systemone.js';
 import type { Metrics } from '../metrics.js';
+import { textWorkTokens } from '../body.js';
 import { requestArrivals } from '../request-arrivals.js';
 
 declare module 'fastify' {
@@ -62,18 +64,27 @@ export async function systemOneRoutes(
       reply.raw.once('close', onClose);
       if (request.raw.socket?.destroyed) gone.abort();
       try {
-        const route = router.route(body.model, body.state);
-        timing.mark('route');
-        const prepared = await engine.prepare(route.checkpoint, body.questions as Record<string, Question>, body.state);
-        timing.mark('tokenize');
-        const admission = await gate.admit(request.account!, {
-          processedTokens: prepared.laidOut.processedTokens,
-          idempotencyKey: headerValue(request.headers['idempotency-key']),
-        });
-        if (admission.replay) {
-          reply.code(admission.replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true');
-          return reply.send(admission.replay.body);
+        const key = idempotencyKey(request.headers['idempotency-key']);
+        engine.assertReady();
+        // Admission before any text work: a replay, the in-flight slot and the request rate are settled
+        // before language detection and tokenizing, so a flood of large states is limited like any other.
+        const entry = await gate.enter(request.account!, { idempotencyKey: key, requestHash: request.bodyHash, textWorkTokens: textWorkTokens(request.bodyChars ?? 0) });
+        const sendReplay = (replay: { status: number; body: string }) =>
+          reply.code(replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true').send(replay.body);
+        if (entry.replay) return sendReplay(entry.replay);
+        let route: ReturnType<ModelRouter['route']>;
+        let prepared: Awaited<ReturnType<Engine['prepare']>>;
+        try {
+          route = router.route(body.model, body.state);
+          timing.mark('route');
+          prepared = await engine.prepare(route.checkpoint, body.questions as Record<string, Question>, body.state);
+          timing.mark('tokenize');
+        } catch (error) {
+          await entry.leave();
+          throw error;
         }
+        const admission = await entry.admit(prepared.laidOut.processedTokens); // a refusal frees the slot
+        if (admission.replay) return sendReplay(admission.replay);
         timing.mark('admit');
         let settled = false;
         try {
@@ -104,7 +115,16 @@ export async function systemOneRoutes(
   );
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  return v && v.trim() ? v.trim().slice(0, 255) : undefined;
+/** Longest Idempotency-Key accepted (Stripe's limit); a longer one is refused, never cut (two long keys would collide). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+function idempotencyKey(value: string | string[] | undefined): string | undefined {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!v) return undefined;
+  if (v.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new InvalidRequest([
+      { loc: ['header', 'idempotency-key'], msg: `String should have at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, type: 'string_too_long' },
+    ]);
+  }
+  return v;
 }

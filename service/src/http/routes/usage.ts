@@ -54,8 +54,9 @@ const UsageReportSchema = {
 
 export function parseMonth(raw: unknown): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(raw)) {
-    throw new InvalidRequest([{ loc: ['query', 'month'], msg: 'month must be YYYY-MM', type: 'value_error' }]);
+  // From 1970 (no usage is older; and Date.UTC would read years 0–99 as 1900–1999).
+  if (typeof raw !== 'string' || !/^\d{4}-(0[1-9]|1[0-2])$/.test(raw) || Number(raw.slice(0, 4)) < 1970) {
+    throw new InvalidRequest([{ loc: ['query', 'month'], msg: 'month must be YYYY-MM, from 1970-01', type: 'value_error' }]);
   }
   return raw;
 }

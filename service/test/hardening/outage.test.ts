@@ -1,0 +1,99 @@
+/**
+ * Issue 20, item 5: a PostgreSQL outage (cut through a TCP proxy) is answered with the retryable 503
+ * storage_unavailable and its Retry-After, /readyz turns unready, and once the database is back a
+ * retry with the same Idempotency-Key is run at once instead of being told "still being answered".
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createGate, type AccountsGate } from '../../src/accounts/gate.js';
+import { buildApp } from '../../src/http/app.js';
+import { Metrics } from '../../src/http/metrics.js';
+import { ModelRouter } from '../../src/routing/models.js';
+import { createEngine } from '../../src/server.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { StorageUnavailable } from '../../src/errors.js';
+import { charge, dropSchema, PG_URL, rand, silentLog, sleep, testEnv, type TestEnv } from '../accounts/helpers.js';
+import { testConfig } from '../helpers/checkpoints.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+let proxy: TcpProxy;
+let env: TestEnv;
+let gate: AccountsGate;
+let engine: Engine;
+let app: FastifyInstance;
+const schema = `t_${rand(6)}`;
+
+before(async () => {
+  const pg = new URL(PG_URL);
+  proxy = await startTcpProxy(pg.hostname, Number(pg.port || 5432));
+  pg.host = proxy.address;
+  env = await testEnv('sqlite');
+  const config = await testConfig({ STRUCTQA_DATA_DIR: env.config.dataDir, DATABASE_URL: pg.toString(), STRUCTQA_DATABASE_SCHEMA: schema });
+  gate = await createGate(config, silentLog, { bootstrap: false });
+  engine = createEngine(config, new Metrics());
+  await engine.start();
+  app = await buildApp({ config, engine, router: new ModelRouter(config.models), gate, logger: false });
+});
+after(async () => {
+  await app.close();
+  await engine.close();
+  await gate.close();
+  await proxy.close();
+  await dropSchema(schema);
+  await env.cleanup();
+});
+
+test('an admitted call that cannot be recorded during the outage: 503 with Retry-After, reservation given back once the database is up', async () => {
+  const a = await gate.createAccount(`outage${rand(3)}`);
+  const account = { id: a.id, name: a.name, limits: a.limits };
+  const admission = await gate.admit(account, { processedTokens: 10, idempotencyKey: 'idem', requestHash: 'h' });
+  proxy.cut();
+  await assert.rejects(admission.commit(charge('req_1', 10)), (e: unknown) => {
+    assert.ok(e instanceof StorageUnavailable);
+    assert.equal(e.status, 503);
+    assert.ok(Number(e.headers['retry-after']) >= 1);
+    return true;
+  });
+  await admission.release(); // does not throw: given back later
+  assert.equal(await gate.ready!(), false);
+  proxy.restore();
+  // the release is retried in the background; then the retry with the same key runs
+  let retried;
+  for (let i = 0; i < 100 && !retried; i++) {
+    retried = await gate.admit(account, { processedTokens: 10, idempotencyKey: 'idem', requestHash: 'h' }).catch(() => undefined);
+    if (!retried) await sleep(100);
+  }
+  assert.ok(retried && !retried.replay, 'the retry is admitted, not told it is still being answered');
+  await retried.commit(charge('req_2', 10));
+  const totals = await gate.totals({ accountId: account.id });
+  assert.equal(totals.records, 1);
+  assert.equal(totals.openReservations, 0);
+});
+
+test('HTTP during the outage: 503 storage_unavailable with Retry-After and the request id; /readyz unready, then ready again', async () => {
+  const { key } = await gate.createKey(`http${rand(3)}`, { create: true });
+  const headers = { authorization: `Bearer ${key}` };
+  const payload = { state: 'The parcel is late.', questions: { q: { type: 'noul' } } };
+  assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  proxy.cut();
+  try {
+    const res = await app.inject({ method: 'POST', url: '/v1/systemone', headers, payload });
+    assert.equal(res.statusCode, 503, res.body);
+    assert.equal(res.headers['x-service-error-code'], 'storage_unavailable');
+    assert.ok(Number(res.headers['retry-after']) >= 1);
+    assert.match(String(res.headers['x-request-id']), /^req_/);
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.json().storage, 'unavailable');
+  } finally {
+    proxy.restore();
+  }
+  let ok = 0;
+  for (let i = 0; i < 50 && ok !== 200; i++) {
+    ok = (await app.inject({ method: 'GET', url: '/readyz' })).statusCode;
+    if (ok !== 200) await sleep(100);
+  }
+  assert.equal(ok, 200);
+  assert.equal((await app.inject({ method: 'POST', url: '/v1/systemone', headers, payload })).statusCode, 200);
+});
