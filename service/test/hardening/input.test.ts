@@ -88,5 +88,5 @@ test('a choice option named "" is a 422 invalid_request', async () => {
   const res = await post(JSON.stringify({ state: 'x', questions: { q: { type: 'choice', criteria: { '': 'empty', b: 'bee' } } } }), 'application/json');
   assert.equal(res.status, 422);
   assert.equal(res.code, 'invalid_request');
-  assert.deepEqual(res.body.detail, [{ loc: ['body', 'questions', 'q', 'criteria', ''], msg: 'Option names should have at least 1 character', type: 'string_too_short' }]);
+  assert.deepEqual(res.body.detail, [{ loc: ['body', 'questions', 'q', 'choice', 'criteria', ''], msg: 'Option names should have at least 1 character', type: 'string_too_short' }]);
 });
