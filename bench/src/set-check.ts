@@ -201,9 +201,28 @@ export function warnings(cases: readonly SetCase[]): string[] {
 
 // ---------------------------------------------------------------- contamination
 
+const UNSPACED = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]$/u;
+
 /** Words for overlap: runs of letters/digits, lower-cased; each Han/kana/Thai character on its own (no spaces there). */
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]|[\p{L}\p{N}\p{M}]+/gu) ?? [];
+}
+
+/** A character of a script written without spaces counts half a word (12 words ≈ 24 characters of Japanese). */
+const weight = (w: string) => (UNSPACED.test(w) ? 0.5 : 1);
+const totalWeight = (ws: readonly string[]) => ws.reduce((s, w) => s + weight(w), 0);
+
+/** Every run of consecutive words weighing `n` (the shortest from each start), joined by spaces. */
+export function ngrams(ws: readonly string[], n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < ws.length; i++) {
+    let sum = 0;
+    let j = i;
+    while (j < ws.length && sum < n) sum += weight(ws[j++]!);
+    if (sum < n) break;
+    out.push(ws.slice(i, j).join(' '));
+  }
+  return out;
 }
 
 /** Every string (keys included), number and boolean of a JSON value, in document order, as words. */
@@ -224,7 +243,9 @@ export interface Contamination {
 
 /**
  * Eval states found in training texts: a state shorter than `n` words when a training text equals it
- * word for word, a longer one when any of its `n`-word runs occurs in a training text. `training`
+ * word for word, a longer one when any of its `n`-word runs occurs in a training text (a Han, kana or
+ * Thai character counts half a word: 24 characters, so that stock phrases such as a Japanese
+ * "thank you for your enquiry" do not count). `training`
  * yields every JSON value training reads, line by line (each line's values, state and question both).
  */
 export function findContamination(cases: readonly { id: string; state: unknown }[], training: Iterable<{ source: string; value: unknown }>, n = CONTAMINATION_NGRAM): Contamination[] {
@@ -232,21 +253,18 @@ export function findContamination(cases: readonly { id: string; state: unknown }
   const whole = new Map<string, string>(); // short state's words → case id
   for (const c of cases) {
     const w = valueWords(c.state);
-    if (w.length < n) {
+    if (totalWeight(w) < n) {
       if (w.length) whole.set(w.join(' '), c.id);
       continue;
     }
-    for (let i = 0; i + n <= w.length; i++) {
-      const g = w.slice(i, i + n).join(' ');
-      if (!grams.has(g)) grams.set(g, c.id);
-    }
+    for (const g of ngrams(w, n)) if (!grams.has(g)) grams.set(g, c.id);
   }
   const found = new Map<string, Contamination>();
   const note = (id: string | undefined, source: string, overlap: string) => {
     if (id !== undefined && !found.has(id)) found.set(id, { id, source, overlap });
   };
   const exact = (source: string, w: string[]) => {
-    if (whole.size && w.length && w.length < n) note(whole.get(w.join(' ')), source, w.join(' '));
+    if (whole.size && w.length && totalWeight(w) < n) note(whole.get(w.join(' ')), source, w.join(' '));
   };
   for (const { source, value } of training) {
     // a short eval state may equal one training field, or a whole training state
@@ -257,11 +275,7 @@ export function findContamination(cases: readonly { id: string; state: unknown }
     };
     collect(value);
     if (isRecord(value) && 'state' in value) exact(source, valueWords(value.state));
-    const w = valueWords(value);
-    for (let i = 0; i + n <= w.length; i++) {
-      const g = w.slice(i, i + n).join(' ');
-      note(grams.get(g), source, g);
-    }
+    for (const g of ngrams(valueWords(value), n)) note(grams.get(g), source, g);
   }
   return [...found.values()];
 }

@@ -104,8 +104,8 @@ const contaminationRows: { name: string; state: unknown; training: unknown; foun
   { name: 'a JSON state whose text is in a training question', state: { msg: long }, training: { question: { instructions: `msg ${long}` } }, found: true },
   { name: 'a short state equal to a training field', state: 'Refund my $40 please', training: { state: 'x', question: { instructions: 'refund my 40 please' } }, found: true },
   { name: 'a short state that is only part of a training field', state: 'Refund my $40 please', training: { state: 'Please refund my $40 please now' }, found: false },
-  { name: 'Japanese: 12 characters in common', state: '請求書の金額が注文書と一致しないため支払いを保留します', training: { state: '注文書と一致しないため支払いを保留' }, found: true },
-  { name: 'Japanese: 8 characters in common', state: '請求書の金額が注文書と一致しないため支払いを保留します', training: { state: '一致しないため支払い' }, found: false },
+  { name: 'Japanese: 24 characters in common', state: '先月の請求書の金額が注文書と一致しないため、今月の支払いを保留しています。', training: { state: '請求書の金額が注文書と一致しないため、今月の支払いを保留' }, found: true },
+  { name: 'Japanese: a 13-character stock phrase in common', state: 'お問い合わせありがとうございます。注文番号をお知らせください。', training: { state: 'お問い合わせありがとうございます。返品について' }, found: false },
 ];
 
 for (const row of contaminationRows) {
