@@ -45,6 +45,7 @@ export interface SetCase {
   task: string;
   type: 'noul' | 'choice' | 'score';
   state: unknown;
+  question: unknown;
   answer: unknown;
   labels: number;
 }
@@ -165,6 +166,7 @@ export function checkFile(file: string, english: boolean): FileResult {
           task: data.task as string,
           type: q.type as SetCase['type'],
           state: data.state,
+          question: data.question,
           answer: data.answer,
           labels: data.labels as number,
         });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HANDWRITTEN_DIR } from '../src/eval.js';
+import { windowOverflows } from '../src/set-fit.js';
 import { TRAINING_DIR } from '../src/eval-check.js';
 import {
   checkLine,
@@ -86,7 +87,7 @@ test('duplicateKeys: per object, nested objects apart', () => {
   assert.deepEqual(duplicateKeys('{"a":1,"b":{"x":2,"x":3},"a":4}'), ['x', 'a']);
 });
 
-const setCase = (over: Partial<SetCase>): SetCase => ({ file: 'en/a.jsonl', line: 1, id: 'a-0001', lang: 'en', domain: 'rag', task: 't', type: 'noul', state: 's', answer: true, labels: 0, ...over });
+const setCase = (over: Partial<SetCase>): SetCase => ({ file: "en/a.jsonl", line: 1, id: "a-0001", lang: "en", domain: "rag", task: "t", type: "noul", state: "s", question: { type: "noul", instructions: "q?" }, answer: true, labels: 0, ...over });
 
 test('crossChecks: repeated ids, one id prefix per file, a state repeated within a task', () => {
   assert.deepEqual(crossChecks([setCase({}), setCase({ id: 'a-0002', state: 'other' })]), []);
@@ -126,14 +127,35 @@ test('contamination: training data files are found and read (a real corpus state
   assert.equal(found.length, 1);
 });
 
+test('windowOverflows: measured with the routed checkpoint\'s tokenizer and layout', async () => {
+  const q = { type: 'noul', instructions: 'Does the customer ask for a refund?' };
+  const long = 'The parcel arrived late and the box was damaged, so I would like my money back please. '.repeat(40);
+  const over = await windowOverflows([
+    { id: 'short-en', state: 'Please refund my $40, the mug arrived broken.', question: q },
+    { id: 'long-en', state: long, question: q },
+    { id: 'long-fr', state: 'Le colis est arrivé en retard et la boîte était abîmée, je voudrais être remboursé. '.repeat(40), question: q },
+  ]);
+  assert.deepEqual(over.map((o) => [o.id, o.checkpoint]), [['long-en', 'core-0.3.20'], ['long-fr', 'core-multilingual-0.3.20']]);
+  assert.ok(over.every((o) => o.tokens > o.window && o.window === 512));
+});
+
+let setCases: SetCase[] = [];
+
 test('the hand-written set: every line well-formed, ids unique, no repeated state in a task, nothing from training data', (t) => {
   assert.ok(fs.existsSync(HANDWRITTEN_DIR), `${HANDWRITTEN_DIR} exists`);
   const r = checkSet(HANDWRITTEN_DIR, TRAINING_DIR);
+  setCases = r.cases;
   t.diagnostic(`\n${formatCounts(r.cases)}`);
   if (r.warnings.length) t.diagnostic(`${r.warnings.length} warnings (npm run eval-check lists them)`);
   assert.ok(r.cases.length > 0, 'the set holds cases');
   assert.deepEqual(r.problems, []);
   assert.deepEqual(r.contamination, []);
+});
+
+test('the hand-written set: every case fits the window of the checkpoint that answers it (no 413 state_too_long)', async () => {
+  assert.ok(setCases.length > 0, 'the set was read by the test above');
+  const over = await windowOverflows(setCases);
+  assert.deepEqual(over.map((o) => `${o.id}: ${o.tokens} tokens > ${o.window} (${o.checkpoint})`), []);
 });
 
 // ---------------------------------------------------------------- training never reads eval/
