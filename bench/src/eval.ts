@@ -33,6 +33,7 @@ import {
   percentile,
   rocAuc,
 } from './metrics.js';
+import { contrastivePairs, PAIR_JACCARD } from './pairs.js';
 import { reliabilityPng, TYPE_COLOURS } from './reliability.js';
 
 const BINS = 15;
@@ -215,6 +216,8 @@ export interface Report {
   ece: number;
   brier: number;
   by_type: Partial<Record<QuestionType, TypeReport>>;
+  /** Contrastive noul pairs (pairs.ts) with both cases answered: how often the true case's p is higher (ties ½). */
+  noul_pairs?: { pairs: number; accuracy: number };
   by_domain?: Record<string, GroupReport>;
   by_lang?: Record<string, GroupReport>;
   /** `en` against every other language, over the cases that carry a language. */
@@ -247,7 +250,7 @@ function groupsBy(rs: readonly Answered[], key: (r: Answered) => string | undefi
   );
 }
 
-export function buildReport(results: readonly CaseResult[], worst = 5): Report {
+export function buildReport(results: readonly CaseResult[], worst = 5, pairs: readonly [string, string][] = []): Report {
   const ok = results.filter((r): r is Answered => r.error === undefined && r.correct !== undefined);
   const byType: Report['by_type'] = {};
   for (const type of QUESTION_TYPES) {
@@ -290,6 +293,12 @@ export function buildReport(results: readonly CaseResult[], worst = 5): Report {
     worst_tasks: tasks.slice(0, worst),
     models: Object.fromEntries([...groupBy(ok, (r) => r.model ?? '?').entries()].map(([m, rs]) => [m, rs.length])),
   };
+  const p = new Map(ok.filter((r) => r.noul !== undefined).map((r) => [r.id, r.noul!]));
+  const scored = pairs.filter(([t, f]) => p.has(t) && p.has(f));
+  if (scored.length) {
+    const wins = scored.reduce((s, [t, f]) => s + (p.get(t)! > p.get(f)! ? 1 : p.get(t) === p.get(f) ? 0.5 : 0), 0);
+    report.noul_pairs = { pairs: scored.length, accuracy: wins / scored.length };
+  }
   const byDomain = groupsBy(ok, (r) => r.domain);
   if (byDomain) report.by_domain = byDomain;
   const byLang = groupsBy(ok, (r) => r.lang);
@@ -306,6 +315,7 @@ export const DEFINITIONS = [
   `ECE: sum over ${BINS} equal-width confidence bins [k/${BINS}, (k+1)/${BINS}) of (n_bin/N) * |accuracy_bin - mean confidence_bin|.`,
   'Brier: multi-class, mean over cases of sum over options of (p_k - y_k)^2, y one-hot (0..2; noul = 2*(p-y)^2).',
   'ROC AUC (noul): P(p of a random true case > p of a random false case), ties count 1/2.',
+  `noul pairs: nouls of one task with states of word-3-gram Jaccard >= ${PAIR_JACCARD} and opposite answers; share where the true case has the higher p (ties 1/2).`,
   'score "exact (rounded E)": round(sum i*p_i) == expected level; MAE(E) = mean |sum i*p_i - expected|.',
   'latency: wall time of the successful attempt, client side, nearest-rank percentiles.',
 ];
@@ -334,6 +344,7 @@ export function formatReport(r: Report, header: string): string {
           : '';
     lines.push(`${type.padEnd(8)} ${String(t.cases).padStart(5)}   ${pct(t.accuracy)}  ${num(t.ece).padStart(5)}  ${num(t.brier).padStart(5)}  ${other}`);
   }
+  if (r.noul_pairs) lines.push(`noul pairs ${String(r.noul_pairs.pairs).padStart(5)}   ${pct(r.noul_pairs.accuracy)}  true case ranked above its near-twin false case`);
   lines.push('');
   lines.push(`latency ms       p50 ${num(r.latency_ms.p50, 1)}   p95 ${num(r.latency_ms.p95, 1)}   p99 ${num(r.latency_ms.p99, 1)}   mean ${num(r.latency_ms.mean, 1)}`);
   const groupTable = (title: string, groups: Record<string, GroupReport> | undefined) => {
@@ -433,7 +444,8 @@ async function main(): Promise<void> {
   });
   const wallS = (performance.now() - t0) / 1000;
 
-  const report = buildReport(results, int('worst', a.worst!, 0));
+  // ids may be prefixed per suite above, so pairs are found on the cases as sent
+  const report = buildReport(results, int('worst', a.worst!, 0), contrastivePairs(cases));
   const header = `structqa eval — ${suites.map((s) => path.basename(s)).join(', ')} — ${opts.url} model ${opts.model} — ${new Date().toISOString()} — ${wallS.toFixed(1)} s`;
   const text = formatReport(report, header);
   process.stdout.write(text + '\n');

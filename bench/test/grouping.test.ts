@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { loadSuite, suiteFiles } from '../src/cases.js';
+import { loadSuite, suiteFiles, type EvalCase } from '../src/cases.js';
 import { buildReport, formatReport, type CaseResult, type GroupReport } from '../src/eval.js';
+import { contrastivePairs } from '../src/pairs.js';
 
 type Spec = { type: 'noul' | 'choice' | 'score'; lang?: string; domain?: string; expected: boolean | string | number; p: number };
 
@@ -145,4 +146,45 @@ test('loadSuite: a directory reads every .jsonl below it, tasks prefixed with th
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+// ---------------------------------------------------------------- contrastive noul pairs
+
+const noulCase = (id: string, task: string, state: unknown, expected: boolean): EvalCase => ({ id, task, state, question: { type: 'noul', instructions: 'q?' }, expected });
+const refund = 'Hi, the blender I ordered on 3 May arrived with a cracked jug. Please refund the 89 EUR to my card, I do not want a replacement.';
+
+const pairRows: { name: string; cases: EvalCase[]; pairs: [string, string][] }[] = [
+  { name: 'one detail changed, answers opposite: a pair', cases: [noulCase('t', 'a', refund, true), noulCase('f', 'a', refund.replace('do not want', 'would like'), false)], pairs: [['t', 'f']] },
+  { name: 'same answers: no pair', cases: [noulCase('t', 'a', refund, true), noulCase('t2', 'a', refund.replace('89', '79'), true)], pairs: [] },
+  { name: 'different tasks: no pair', cases: [noulCase('t', 'a', refund, true), noulCase('f', 'b', refund.replace('do not want', 'would like'), false)], pairs: [] },
+  { name: 'unrelated texts: no pair', cases: [noulCase('t', 'a', refund, true), noulCase('f', 'a', 'The deploy of api 2.14 finished at 10:02 and all health checks passed.', false)], pairs: [] },
+  {
+    name: 'JSON states, one value changed; every true/false combination counted',
+    cases: [
+      noulCase('t', 'a', { status: 'approved', amount: 120, approver: 'Mia Koch', items: ['desk lamp', 'monitor arm'] }, true),
+      noulCase('f1', 'a', { status: 'rejected', amount: 120, approver: 'Mia Koch', items: ['desk lamp', 'monitor arm'] }, false),
+      noulCase('f2', 'a', { status: 'approved', amount: 120, approver: 'Mia Koch', items: ['desk lamp', 'monitor arm', 'chair'] }, false),
+    ],
+    pairs: [['t', 'f1'], ['t', 'f2']],
+  },
+];
+
+for (const row of pairRows) {
+  test(`contrastive pairs: ${row.name}`, () => assert.deepEqual(contrastivePairs(row.cases), row.pairs));
+}
+
+test('noul pairs in the report: true case above its twin counts 1, tie ½, unanswered pairs left out', () => {
+  const rs = [
+    { type: 'noul' as const, expected: true, p: 0.7 },
+    { type: 'noul' as const, expected: false, p: 0.6 },
+    { type: 'noul' as const, expected: true, p: 0.4 },
+    { type: 'noul' as const, expected: false, p: 0.4 },
+    { type: 'noul' as const, expected: true, p: 0.2 },
+    { type: 'noul' as const, expected: false, p: 0.9 },
+  ].map((s, i) => result(s, i));
+  rs.push({ id: 'c9', task: 't-noul', type: 'noul', expected: false, attempts: 1, error: 'HTTP 413' });
+  const r = buildReport(rs, 5, [['c0', 'c1'], ['c2', 'c3'], ['c4', 'c5'], ['c0', 'c9']]);
+  assert.deepEqual(r.noul_pairs, { pairs: 3, accuracy: (1 + 0.5 + 0) / 3 });
+  assert.match(formatReport(r, 'h'), /^noul pairs\s+3\s+50\.0%/m);
+  assert.equal(buildReport(rs).noul_pairs, undefined);
 });
