@@ -1,8 +1,9 @@
 /**
  * Evaluation cases for `npm run eval`, read from jabr-style TOML suites (top-level `[[task]]` with
  * `id`, `type`, `question.{instructions, criteria}` and `cases[] {state, expected}`) or from JSONL
- * (one `{"id", "lang"?, "task"?, "state", "question": {type, instructions, criteria}, "answer"}` a line,
- * the training corpus format). Both become one `EvalCase` list.
+ * (one `{"id", "lang"?, "domain"?, "task"?, "state", "question": {type, instructions, criteria}, "answer"}` a
+ * line, the training corpus and hand-written set format). Both become one `EvalCase` list. A directory
+ * is read as every `.jsonl` / `.toml` file under it, recursively (the hand-written set, eval/handwritten).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,8 @@ export interface EvalCase {
   /** Task (group of cases sharing one question) for macro accuracy and the worst-task list. */
   task: string;
   lang?: string;
+  /** Kind of text (agent-trace, support-thread, rag, …) for the per-domain table; hand-written set. */
+  domain?: string;
   state: unknown;
   question: EvalQuestion;
   /** noul: boolean; choice: label; score: level index. */
@@ -68,6 +71,7 @@ export function checkCase(where: string, c: Omit<EvalCase, 'question' | 'expecte
   }
   const out: EvalCase = { id: c.id, task: c.task, state: c.state, question, expected };
   if (c.lang !== undefined) out.lang = c.lang;
+  if (c.domain !== undefined) out.domain = c.domain;
   return out;
 }
 
@@ -124,6 +128,7 @@ export function parseJsonl(text: string, source = 'cases'): EvalCase[] {
         id,
         task: jsonlTask(d, id),
         ...(typeof d.lang === 'string' ? { lang: d.lang } : {}),
+        ...(typeof d.domain === 'string' ? { domain: d.domain } : {}),
         state: d.state,
         question: d.question,
         expected: 'answer' in d ? d.answer : d.expected,
@@ -133,8 +138,32 @@ export function parseJsonl(text: string, source = 'cases'): EvalCase[] {
   return out;
 }
 
-/** Reads a suite by extension: `.toml` as jabr-style tasks, anything else as JSONL. */
-export function loadSuite(file: string): EvalCase[] {
+/** Reads a suite file by extension: `.toml` as jabr-style tasks, anything else as JSONL. */
+export function loadSuiteFile(file: string): EvalCase[] {
   const text = fs.readFileSync(file, 'utf8');
   return file.endsWith('.toml') ? parseTomlSuite(text, file) : parseJsonl(text, file);
+}
+
+/** Every `.jsonl` / `.toml` file under `dir`, recursively, sorted (so runs list cases in one order). */
+export function suiteFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.(jsonl|toml)$/.test(f) && fs.statSync(path.join(dir, f)).isFile())
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
+/**
+ * Reads a suite: a file (see loadSuiteFile) or a directory of them. From a directory, each task is
+ * prefixed with its file's path below the directory, without extension (`en/code-rag:diff-tests`):
+ * files written by different people may reuse a task id for different questions.
+ */
+export function loadSuite(file: string): EvalCase[] {
+  if (!fs.statSync(file).isDirectory()) return loadSuiteFile(file);
+  const files = suiteFiles(file);
+  if (!files.length) fail(file, 'no .jsonl or .toml file in this directory');
+  return files.flatMap((f) => {
+    const prefix = path.relative(file, f).replace(/\.(jsonl|toml)$/, '').split(path.sep).join('/');
+    return loadSuiteFile(f).map((c) => ({ ...c, task: `${prefix}:${c.task}` }));
+  });
 }

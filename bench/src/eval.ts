@@ -3,12 +3,14 @@
  * Sends every case of one or more suites — jabr-style TOML or JSONL (see cases.ts) — as one question
  * per `POST /v1/systemone` call with bounded concurrency, retrying 408/429/5xx (529 included) and
  * connection errors while honouring `retry-after-ms`, then prints accuracy (micro, macro over tasks,
- * per type, per language), noul ROC AUC, ECE, Brier, latency percentiles and the worst tasks, and
- * writes OUT/results.json (every case's prediction) and OUT/reliability.png.
+ * per type), noul ROC AUC, ECE, Brier, latency percentiles and the worst tasks, the same figures per
+ * domain, per language and English vs. the rest, and writes OUT/results.json (every case's prediction)
+ * and OUT/reliability.png.
  *
- *   npm run eval -- --suite FILE [--suite FILE…] --url URL [--key KEY] [--model legacy-latest]
+ *   npm run eval -- [--suite FILE|DIR …] --url URL [--key KEY] [--model legacy-latest]
  *                   [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]
  *
+ * Without --suite it evaluates the hand-written set (every .jsonl under eval/handwritten).
  * The key defaults to $SERVICE_API_KEY. Relative paths are taken from the directory npm was started
  * in ($INIT_CWD), so `npm run eval` from the repository root and from bench/ read the same files.
  * Exit status: 0 when every case was answered, 1 when some failed (outputs are still written), 2 on
@@ -31,10 +33,13 @@ import {
   percentile,
   rocAuc,
 } from './metrics.js';
+import { contrastivePairs, PAIR_JACCARD } from './pairs.js';
 import { reliabilityPng, TYPE_COLOURS } from './reliability.js';
 
 const BINS = 15;
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** The hand-written evaluation set (issue 19), the default suite: never used for training. */
+export const HANDWRITTEN_DIR = path.resolve(here, '../../eval/handwritten');
 
 // ---------------------------------------------------------------- one case against the server
 
@@ -43,6 +48,7 @@ export interface CaseResult {
   task: string;
   type: QuestionType;
   lang?: string;
+  domain?: string;
   expected: boolean | string | number;
   /** noul: p ≥ 0.5; choice: the answer's `choice`; score: level with the highest probability. */
   predicted?: boolean | string | number;
@@ -121,6 +127,7 @@ export function judge(c: EvalCase, a: Answer): Pick<CaseResult, 'predicted' | 'c
 export async function runCase(c: EvalCase, o: ClientOptions): Promise<CaseResult> {
   const base: CaseResult = { id: c.id, task: c.task, type: c.question.type, expected: c.expected, attempts: 0 };
   if (c.lang !== undefined) base.lang = c.lang;
+  if (c.domain !== undefined) base.domain = c.domain;
   const body = JSON.stringify({ model: o.model, state: c.state, questions: { q: c.question } });
   let lastError = '';
   for (let attempt = 0; attempt <= o.retries; attempt++) {
@@ -186,6 +193,19 @@ export interface TypeReport {
   mean_abs_error_expectation?: number;
 }
 
+/** The headline figures of one slice of the cases (a domain, a language, English or not). */
+export interface GroupReport {
+  cases: number;
+  accuracy: number;
+  /** Accuracy within each question type present in the slice. */
+  noul?: number;
+  choice?: number;
+  score?: number;
+  /** noul ROC AUC within the slice (NaN when only one class occurs). */
+  noul_auc?: number;
+  ece: number;
+}
+
 export interface Report {
   cases: number;
   answered: number;
@@ -196,7 +216,12 @@ export interface Report {
   ece: number;
   brier: number;
   by_type: Partial<Record<QuestionType, TypeReport>>;
-  by_lang?: Record<string, { cases: number; accuracy: number }>;
+  /** Contrastive noul pairs (pairs.ts) with both cases answered: how often the true case's p is higher (ties ½). */
+  noul_pairs?: { pairs: number; accuracy: number };
+  by_domain?: Record<string, GroupReport>;
+  by_lang?: Record<string, GroupReport>;
+  /** `en` against every other language, over the cases that carry a language. */
+  english_vs_other?: { english?: GroupReport; non_english?: GroupReport };
   latency_ms: { p50: number; p95: number; p99: number; mean: number };
   worst_tasks: { task: string; type: QuestionType; cases: number; accuracy: number }[];
   models: Record<string, number>;
@@ -204,7 +229,28 @@ export interface Report {
 
 const expectedKey = (r: CaseResult) => String(r.expected);
 
-export function buildReport(results: readonly CaseResult[], worst = 5): Report {
+export function groupReport(rs: readonly Answered[]): GroupReport {
+  const g: GroupReport = { cases: rs.length, accuracy: microAccuracy(rs), ece: ece(rs.map((r) => r.confidence), rs.map((r) => r.correct), BINS) };
+  for (const type of QUESTION_TYPES) {
+    const t = rs.filter((r) => r.type === type);
+    if (t.length) g[type] = microAccuracy(t);
+    if (type === 'noul' && t.length) g.noul_auc = rocAuc(t.map((r) => r.noul!), t.map((r) => r.expected === true));
+  }
+  return g;
+}
+
+/** groupReport per value of `key` (cases without one left out), largest group first; undefined when none has one. */
+function groupsBy(rs: readonly Answered[], key: (r: Answered) => string | undefined): Record<string, GroupReport> | undefined {
+  const keyed = rs.filter((r) => key(r) !== undefined);
+  if (!keyed.length) return undefined;
+  return Object.fromEntries(
+    [...groupBy(keyed, (r) => key(r)!).entries()]
+      .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+      .map(([k, members]) => [k, groupReport(members)]),
+  );
+}
+
+export function buildReport(results: readonly CaseResult[], worst = 5, pairs: readonly [string, string][] = []): Report {
   const ok = results.filter((r): r is Answered => r.error === undefined && r.correct !== undefined);
   const byType: Report['by_type'] = {};
   for (const type of QUESTION_TYPES) {
@@ -230,7 +276,6 @@ export function buildReport(results: readonly CaseResult[], worst = 5): Report {
     accuracy: microAccuracy(rs),
   }));
   tasks.sort((a, b) => a.accuracy - b.accuracy || b.cases - a.cases || a.task.localeCompare(b.task));
-  const withLang = ok.filter((r) => r.lang !== undefined);
   const report: Report = {
     cases: results.length,
     answered: ok.length,
@@ -248,13 +293,18 @@ export function buildReport(results: readonly CaseResult[], worst = 5): Report {
     worst_tasks: tasks.slice(0, worst),
     models: Object.fromEntries([...groupBy(ok, (r) => r.model ?? '?').entries()].map(([m, rs]) => [m, rs.length])),
   };
-  if (withLang.length) {
-    report.by_lang = Object.fromEntries(
-      [...groupBy(withLang, (r) => r.lang!).entries()]
-        .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
-        .map(([lang, rs]) => [lang, { cases: rs.length, accuracy: microAccuracy(rs) }]),
-    );
+  const p = new Map(ok.filter((r) => r.noul !== undefined).map((r) => [r.id, r.noul!]));
+  const scored = pairs.filter(([t, f]) => p.has(t) && p.has(f));
+  if (scored.length) {
+    const wins = scored.reduce((s, [t, f]) => s + (p.get(t)! > p.get(f)! ? 1 : p.get(t) === p.get(f) ? 0.5 : 0), 0);
+    report.noul_pairs = { pairs: scored.length, accuracy: wins / scored.length };
   }
+  const byDomain = groupsBy(ok, (r) => r.domain);
+  if (byDomain) report.by_domain = byDomain;
+  const byLang = groupsBy(ok, (r) => r.lang);
+  if (byLang) report.by_lang = byLang;
+  const split = groupsBy(ok, (r) => (r.lang === undefined ? undefined : r.lang === 'en' ? 'english' : 'non_english'));
+  if (split) report.english_vs_other = split;
   return report;
 }
 
@@ -265,6 +315,7 @@ export const DEFINITIONS = [
   `ECE: sum over ${BINS} equal-width confidence bins [k/${BINS}, (k+1)/${BINS}) of (n_bin/N) * |accuracy_bin - mean confidence_bin|.`,
   'Brier: multi-class, mean over cases of sum over options of (p_k - y_k)^2, y one-hot (0..2; noul = 2*(p-y)^2).',
   'ROC AUC (noul): P(p of a random true case > p of a random false case), ties count 1/2.',
+  `noul pairs: nouls of one task with states of word-3-gram Jaccard >= ${PAIR_JACCARD} and opposite answers; share where the true case has the higher p (ties 1/2).`,
   'score "exact (rounded E)": round(sum i*p_i) == expected level; MAE(E) = mean |sum i*p_i - expected|.',
   'latency: wall time of the successful attempt, client side, nearest-rank percentiles.',
 ];
@@ -293,13 +344,23 @@ export function formatReport(r: Report, header: string): string {
           : '';
     lines.push(`${type.padEnd(8)} ${String(t.cases).padStart(5)}   ${pct(t.accuracy)}  ${num(t.ece).padStart(5)}  ${num(t.brier).padStart(5)}  ${other}`);
   }
+  if (r.noul_pairs) lines.push(`noul pairs ${String(r.noul_pairs.pairs).padStart(5)}   ${pct(r.noul_pairs.accuracy)}  true case ranked above its near-twin false case`);
   lines.push('');
   lines.push(`latency ms       p50 ${num(r.latency_ms.p50, 1)}   p95 ${num(r.latency_ms.p95, 1)}   p99 ${num(r.latency_ms.p99, 1)}   mean ${num(r.latency_ms.mean, 1)}`);
-  if (r.by_lang) {
+  const groupTable = (title: string, groups: Record<string, GroupReport> | undefined) => {
+    if (!groups) return;
+    const width = Math.max(title.length, ...Object.keys(groups).map((k) => k.length));
     lines.push('');
-    lines.push('lang   cases  accuracy');
-    for (const [lang, l] of Object.entries(r.by_lang)) lines.push(`${lang.padEnd(6)} ${String(l.cases).padStart(5)}   ${pct(l.accuracy)}`);
-  }
+    lines.push(`${title.padEnd(width)}  cases  accuracy    noul  choice   score  noul AUC    ECE`);
+    for (const [k, g] of Object.entries(groups)) {
+      lines.push(
+        `${k.padEnd(width)}  ${String(g.cases).padStart(5)}   ${pct(g.accuracy)}  ${pct(g.noul)}  ${pct(g.choice)}  ${pct(g.score)}  ${num(g.noul_auc).padStart(8)}  ${num(g.ece).padStart(5)}`,
+      );
+    }
+  };
+  groupTable('domain', r.by_domain);
+  groupTable('lang', r.by_lang);
+  if (r.english_vs_other) groupTable('languages', r.english_vs_other as Record<string, GroupReport>);
   lines.push('');
   lines.push(`worst ${r.worst_tasks.length} tasks`);
   for (const t of r.worst_tasks) lines.push(`  ${pct(t.accuracy)}  ${String(t.cases).padStart(4)} cases  ${t.type.padEnd(6)}  ${t.task}`);
@@ -313,7 +374,7 @@ export function formatReport(r: Report, header: string): string {
 
 function usage(msg: string): never {
   process.stderr.write(
-    `${msg}\nusage: npm run eval -- --suite FILE [--suite FILE…] --url URL [--key KEY] [--model legacy-latest] [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]\n`,
+    `${msg}\nusage: npm run eval -- [--suite FILE|DIR …] --url URL [--key KEY] [--model legacy-latest] [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]\n`,
   );
   process.exit(2);
 }
@@ -340,7 +401,6 @@ async function main(): Promise<void> {
   }
   const a = parsed.values;
   if (a.help) usage('npm run eval: answer quality of a running server');
-  if (!a.suite?.length) usage('--suite is required');
   if (!a.url) usage('--url is required');
   const key = a.key ?? process.env.SERVICE_API_KEY;
   if (!key) usage('no API key: pass --key or set SERVICE_API_KEY');
@@ -359,7 +419,7 @@ async function main(): Promise<void> {
   };
   // npm -w runs scripts in bench/; resolve the caller's relative paths against where npm started.
   const cwd = process.env.INIT_CWD ?? process.cwd();
-  const suites = a.suite.map((s) => path.resolve(cwd, s));
+  const suites = a.suite?.length ? a.suite.map((s) => path.resolve(cwd, s)) : [HANDWRITTEN_DIR];
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = a.out ? path.resolve(cwd, a.out) : path.resolve(here, '../out', `eval-${stamp}`);
 
@@ -384,7 +444,8 @@ async function main(): Promise<void> {
   });
   const wallS = (performance.now() - t0) / 1000;
 
-  const report = buildReport(results, int('worst', a.worst!, 0));
+  // ids may be prefixed per suite above, so pairs are found on the cases as sent
+  const report = buildReport(results, int('worst', a.worst!, 0), contrastivePairs(cases));
   const header = `structqa eval — ${suites.map((s) => path.basename(s)).join(', ')} — ${opts.url} model ${opts.model} — ${new Date().toISOString()} — ${wallS.toFixed(1)} s`;
   const text = formatReport(report, header);
   process.stdout.write(text + '\n');

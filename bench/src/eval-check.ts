@@ -1,0 +1,28 @@
+/**
+ * `npm run eval-check`: checks the hand-written evaluation set (eval/handwritten) — format, unique
+ * ids, repeated states, contamination with training data (src/set-check.ts), rows that do not fit the
+ * model window (src/set-fit.ts) — and prints its counts per language, domain, file and type. Exit
+ * status 1 when a line is malformed, a state leaked or a case does not fit.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HANDWRITTEN_DIR } from './eval.js';
+import { checkSet, formatCounts } from './set-check.js';
+import { windowOverflows } from './set-fit.js';
+
+export const TRAINING_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../training');
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const r = checkSet(HANDWRITTEN_DIR, TRAINING_DIR);
+  process.stdout.write(`${formatCounts(r.cases)}\n`);
+  if (r.warnings.length) process.stdout.write(`\n${r.warnings.length} warnings\n${r.warnings.map((w) => `  ${w}`).join('\n')}\n`);
+  if (r.problems.length) process.stdout.write(`\n${r.problems.length} problems\n${r.problems.map((p) => `  ${p}`).join('\n')}\n`);
+  if (r.contamination.length) {
+    process.stdout.write(`\n${r.contamination.length} states found in training data\n${r.contamination.map((c) => `  ${c.id} in ${path.relative(TRAINING_DIR, c.source)}: "${c.overlap}"`).join('\n')}\n`);
+  }
+  const over = await windowOverflows(r.cases);
+  if (over.length) {
+    process.stdout.write(`\n${over.length} cases longer than the model window (the server answers 413 state_too_long)\n${over.map((o) => `  ${o.id}: ${o.tokens} tokens > ${o.window} (${o.checkpoint})`).join('\n')}\n`);
+  }
+  process.exitCode = r.problems.length || r.contamination.length || over.length ? 1 : 0;
+}
