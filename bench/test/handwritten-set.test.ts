@@ -162,7 +162,7 @@ test('the hand-written set: every case fits the window of the checkpoint that an
 
 /** A line of training code that names the evaluation set: eval/handwritten or a path starting at eval/. */
 const READS_EVAL = [
-  /handwritten/i,
+  /eval[/\\]handwritten/i,
   /["'`](\.\.?\/)*eval\//, // "eval/…", "../eval/…"
   /["'`](\.\.?\/)+eval\/?["'`]/, // "../eval"
   /\/\s*["'`]eval["'`]|["'`]eval["'`]\s*\//, // ROOT / "eval", "eval" / x
@@ -175,7 +175,9 @@ const guardRows: { text: string; flagged: boolean }[] = [
   { text: 'path = "../eval/multi/fr.jsonl"', flagged: true },
   { text: 'os.path.join(ROOT, "eval", "en")', flagged: true },
   { text: 'rec = {"eval": True, "epoch": epoch}', flagged: false },
-  { text: 'load(HANDWRITTEN)', flagged: true },
+  { text: 'open("../../eval\\handwritten\\multi\\fr.jsonl")', flagged: true },
+  // the training corpus's own hand-written items (training/corpus/handwritten) are not the eval set
+  { text: 'for folder in ("multilingual", "handwritten"):', flagged: false },
   { text: 'JABR = os.environ.get("JABR_TOML", "/work/shared/eval/jabr-v1/v1.toml")', flagged: false },
   { text: 'model.eval()', flagged: false },
   { text: 'ap.add_argument("--eval-every", type=int)', flagged: false },
