@@ -152,6 +152,13 @@ test('the hand-written set: every line well-formed, ids unique, no repeated stat
   assert.deepEqual(r.contamination, []);
 });
 
+test('the hand-written set holds what issue 19 asks: at least 1,500 English and 600 non-English cases', () => {
+  assert.ok(setCases.length > 0, 'the set was read by the test above');
+  const english = setCases.filter((c) => c.lang === 'en').length;
+  assert.ok(english >= 1500, `${english} English cases`);
+  assert.ok(setCases.length - english >= 600, `${setCases.length - english} non-English cases`);
+});
+
 test('the hand-written set: every case fits the window of the checkpoint that answers it (no 413 state_too_long)', async () => {
   assert.ok(setCases.length > 0, 'the set was read by the test above');
   const over = await windowOverflows(setCases);
