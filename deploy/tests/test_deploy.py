@@ -211,7 +211,7 @@ def test_chart_defaults() -> None:
     assert {m["mountPath"] for m in c["volumeMounts"]} == {"/var/lib/structqa", "/tmp"}
     env = {e["name"]: e for e in c["env"]}
     assert env["HOST"]["value"] == "0.0.0.0"
-    assert env["STRUCTQA_RESERVATION_TTL_MS"]["value"] == "30000"
+    assert env["STRUCTQA_RESERVATION_TTL_MS"]["value"] == "15000"
     secret = k["Secret"][0]
     for var, key in (("DATABASE_URL", "database-url"), ("REDIS_URL", "redis-url"), ("STRUCTQA_ADMIN_TOKEN", "admin-token")):
         ref = env[var]["valueFrom"]["secretKeyRef"]
