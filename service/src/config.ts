@@ -72,6 +72,8 @@ export interface Config {
   hub: {
     endpoint: string;
     token?: string;
+    /** Python that runs `structqa models import` (training/requirements-import.txt installed). */
+    importPython: string;
   };
   accounts: {
     databaseUrl?: string;
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     hub: {
       endpoint: str(env, 'STRUCTQA_HUB_ENDPOINT') ?? 'https://huggingface.co',
       token: str(env, 'HF_TOKEN'),
+      importPython: str(env, 'STRUCTQA_IMPORT_PYTHON') ?? 'python3',
     },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),

@@ -6,6 +6,8 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { DEFAULT_HUB_ENDPOINT, PullError, pullCheckpoint } from '../checkpoints/pull.js';
+import { importLayaCheckpoint } from '../checkpoints/import.js';
+import path from 'node:path';
 
 type Env = Record<string, string | undefined>;
 
@@ -20,7 +22,27 @@ interface PullFlags {
   cap?: string;
   force?: boolean;
   check: boolean;
+  python?: string;
 }
+
+interface ImportFlags {
+  name?: string;
+  out: string;
+  languages?: string;
+  window?: string;
+  cap?: string;
+  force?: boolean;
+  python?: string;
+  checkRows: string;
+}
+
+const number = (flag: string, v: string | undefined, min = 1): number | undefined => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new PullError(`${flag} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  return n;
+};
+const languageList = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
 /** Where the command reads its environment and writes its output (tests pass their own). */
 export interface ModelCommandIo {
@@ -32,6 +54,7 @@ export interface ModelCommandIo {
 export function registerModelCommands(program: Command, config: Config, io: ModelCommandIo = {}): void {
   // tests hand in their own environment; otherwise the process's, as read by config.ts
   const hub = io.env ? loadConfig(io.env).hub : config.hub;
+  const modelsDir = io.env ? loadConfig(io.env).models.dir : config.models.dir;
   const out = io.out ?? ((text: string) => void process.stdout.write(text));
   const err = io.err ?? ((text: string) => void process.stderr.write(text));
   const models = program.command('models').description('Published checkpoints from a model hub.');
@@ -49,13 +72,8 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--cap <tokens>', 'processed_token_cap (default 3500 English, 6000 multilingual)')
     .option('--force', 'replace an existing folder of the same name')
     .option('--no-check', 'skip loading the tokenizer and graph before moving the folder into place')
+    .option('--python <path>', 'Python for a PyTorch-form repository, converted by models import (default: STRUCTQA_IMPORT_PYTHON or python3)')
     .action(async (repo: string, opts: PullFlags) => {
-      const number = (flag: string, v: string | undefined): number | undefined => {
-        if (v === undefined) return undefined;
-        const n = Number(v);
-        if (!Number.isInteger(n) || n <= 0) throw new PullError(`${flag} must be a positive integer, got ${JSON.stringify(v)}`);
-        return n;
-      };
       try {
         const result = await pullCheckpoint({
           repo,
@@ -65,16 +83,49 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           modelsDir: opts.out,
           name: opts.name,
           subfolder: opts.subfolder,
-          languages: opts.languages ? opts.languages.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+          languages: languageList(opts.languages),
           window: number('--window', opts.window),
           processedTokenCap: number('--cap', opts.cap),
           force: opts.force ?? false,
           verify: opts.check,
+          importPython: opts.python ?? hub.importPython,
           log: (line) => err(`${line}\n`),
         });
         out(`${result.dir}\n`);
       } catch (e) {
         err(`structqa models pull: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exitCode = 1;
+      }
+    });
+  models
+    .command('import')
+    .description("Convert a Laya checkpoint folder in PyTorch form (rl_agent_config.json, model.safetensors, encoder/, tokenizer/) into a checkpoint the engine serves.")
+    .argument('<dir>', 'the Laya checkpoint folder')
+    .option('--name <name>', 'checkpoint name and folder (default: the folder name)')
+    .option('--out <dir>', 'models folder', modelsDir)
+    .option('--languages <codes>', 'comma-separated ISO 639-1 codes, or * (default: * for mmBERT, else en)')
+    .option('--window <tokens>', "override the config's max_len")
+    .option('--cap <tokens>', 'processed_token_cap (default 3500 English, 6000 multilingual)')
+    .option('--force', 'replace an existing folder of the same name')
+    .option('--python <path>', 'Python with training/requirements-import.txt installed (default: STRUCTQA_IMPORT_PYTHON or python3)')
+    .option('--check-rows <n>', "rows of the converter's check against laya's own forward (0 skips it)", '48')
+    .action(async (dir: string, opts: ImportFlags) => {
+      try {
+        const result = await importLayaCheckpoint({
+          src: dir,
+          modelsDir: opts.out,
+          name: opts.name ?? path.basename(path.resolve(dir)),
+          python: opts.python ?? hub.importPython,
+          languages: languageList(opts.languages),
+          window: number('--window', opts.window),
+          processedTokenCap: number('--cap', opts.cap),
+          force: opts.force ?? false,
+          checkRows: number('--check-rows', opts.checkRows, 0),
+          log: (line) => err(`${line}\n`),
+        });
+        out(`${result.dir}\n`);
+      } catch (e) {
+        err(`structqa models import: ${e instanceof Error ? e.message : String(e)}\n`);
         process.exitCode = 1;
       }
     });
