@@ -54,7 +54,6 @@ export interface ModelCommandIo {
 export function registerModelCommands(program: Command, config: Config, io: ModelCommandIo = {}): void {
   // tests hand in their own environment; otherwise the process's, as read by config.ts
   const hub = io.env ? loadConfig(io.env).hub : config.hub;
-  const modelsDir = io.env ? loadConfig(io.env).models.dir : config.models.dir;
   const out = io.out ?? ((text: string) => void process.stdout.write(text));
   const err = io.err ?? ((text: string) => void process.stderr.write(text));
   const models = program.command('models').description('Published checkpoints from a model hub.');
@@ -102,7 +101,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .description("Convert a Laya checkpoint folder in PyTorch form (rl_agent_config.json, model.safetensors, encoder/, tokenizer/) into a checkpoint the engine serves.")
     .argument('<dir>', 'the Laya checkpoint folder')
     .option('--name <name>', 'checkpoint name and folder (default: the folder name)')
-    .option('--out <dir>', 'models folder', modelsDir)
+    .option('--out <dir>', 'models folder', config.models.dir)
     .option('--languages <codes>', 'comma-separated ISO 639-1 codes, or * (default: * for mmBERT, else en)')
     .option('--window <tokens>', "override the config's max_len")
     .option('--cap <tokens>', 'processed_token_cap (default 3500 English, 6000 multilingual)')
