@@ -7,7 +7,7 @@ import { OnnxBackend, type Backend } from './backend.js';
 import { Batcher, type BatcherOptions, type BatchStats } from './batcher.js';
 import { buildHeads, type QuestionHead } from './layout.js';
 import { readManifest, type Manifest } from './manifest.js';
-import type { Question } from './render.js';
+import { optionKeys, renderHead, renderOptions, type Question } from './render.js';
 import { CheckpointTokenizer, type TextTokenizer } from './tokenizer.js';
 
 const HEAD_CACHE_SIZE = 2048;
@@ -52,7 +52,9 @@ export class Checkpoint {
 
   /** Heads of these questions, tokenized once and then served from the cache. */
   async questionHeads(questions: Question[]): Promise<QuestionHead[]> {
-    const keys = questions.map((q) => JSON.stringify([q.type, q.instructions ?? null, q.criteria ?? null]));
+    // Keyed by the text the model reads and the answer keys: the same values written differently by
+    // the client (key order, 1 vs 1.0) render differently (render.ts) and must not share a head.
+    const keys = questions.map((q) => JSON.stringify([renderHead(q), renderOptions(q), optionKeys(q)]));
     const missing = new Map<string, Question>();
     questions.forEach((q, i) => {
       if (!this.heads.has(keys[i]!)) missing.set(keys[i]!, q);

@@ -17,6 +17,7 @@ import { newRequestId } from './request-id.js';
 import { healthRoutes } from './routes/health.js';
 import { modelRoutes } from './routes/models.js';
 import { systemOneRoutes } from './routes/systemone.js';
+import { parseSourceJson, rememberSource } from '../engine/source-json.js';
 
 export interface AppDeps {
   config: Config;
@@ -58,9 +59,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Earlier clients always send JSON; accept a body whatever its declared type and parse it as JSON.
   app.removeContentTypeParser('text/plain');
+  // Fastify's own JSON parser (prototype-poisoning checks) for application/json, plus the client's key
+  // order and number texts, which the checkpoints' text depends on (engine/source-json.ts).
+  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
+    defaultJson(req, body as string, (error, value) => {
+      if (!error) rememberSource(value, body as string);
+      done(error, value);
+    }),
+  );
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
     try {
-      done(null, JSON.parse(body as string));
+      done(null, parseSourceJson(body as string));
     } catch (error) {
       (error as { statusCode?: number }).statusCode = 400;
       done(error as Error, undefined);

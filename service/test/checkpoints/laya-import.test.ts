@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Engine } from '../../src/engine/engine.js';
 import { readManifest } from '../../src/engine/manifest.js';
+import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
 import { importedCheckpoint, importPython, layaCheckpoint, layaReference, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
 
@@ -110,11 +111,49 @@ function requests(count: number, seed: number, scripts: string[], mask: string):
   return out;
 }
 
-async function compare(family: LayaFamily, layout: LayaLayout, count: number, seed: number, scripts: string[]): Promise<{ rows: number; worst: number }> {
+/**
+ * Request bodies as a client may write them, where JavaScript's JSON.parse loses what the text depends
+ * on: integer-like keys out of numeric order, `1.0`, `-0.0`, `1e-7`, `1E5`, `2.50`, `1e16`, 20-digit
+ * integers, noul criteria keys in capitals, empty and null score levels.
+ */
+function sourceBodies(count: number, seed: number): string[] {
+  const r = rng(seed);
+  const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const NUMBERS = ['1.0', '-0.0', '1e-7', '1E5', '2.50', '1e16', '12345678901234567890', '0.1', '100', '-0', '3.14159265358979323846', '0.0001', '1.5e300', '123456789.125'];
+  const KEYS = ['10', '2', '0', '007', 'b', 'a', '1', '3', 'z9', '42'];
+  const str = (s: string): string => JSON.stringify(s);
+  const value = (depth: number): string => {
+    const k = Math.floor(r() * (depth > 1 ? 3 : 5));
+    if (k === 0) return pick(NUMBERS);
+    if (k === 1) return str(pick(ENGLISH));
+    if (k === 2) return pick(['true', 'null', '"x\\ty"']);
+    if (k === 3) return `[${Array.from({ length: 1 + Math.floor(r() * 3) }, () => value(depth + 1)).join(',')}]`;
+    return object(depth + 1);
+  };
+  const object = (depth: number): string => {
+    const keys = [...new Set(Array.from({ length: 1 + Math.floor(r() * 4) }, () => pick(KEYS)))];
+    return `{${keys.map((key) => `${str(key)}: ${value(depth)}`).join(', ')}}`;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const choiceKeys = [...new Set(Array.from({ length: 2 + Math.floor(r() * 5) }, () => pick(KEYS)))];
+    if (choiceKeys.length < 2) choiceKeys.push('other');
+    const choice = `{"type": "choice", "instructions": ${r() < 0.5 ? object(1) : str(pick(ENGLISH))}, "criteria": {${choiceKeys.map((key) => `${str(key)}: ${pick(['null', '""', str(pick(ENGLISH)), object(2)])}`).join(', ')}}}`;
+    const score = `{"type": "score", "instructions": "rate it", "criteria": [${Array.from({ length: 2 + Math.floor(r() * 3) }, () => pick(['null', '""', str(pick(ENGLISH)), object(2), `[${pick(NUMBERS)}]`])).join(', ')}]}`;
+    const noul = `{"type": "noul", "instructions": ${object(1)}, "criteria": {${pick(['"True"', '"true"', '"TRUE"'])}: ${str(pick(ENGLISH))}, ${pick(['"False"', '"false"'])}: ${object(2)}}}`;
+    const state = r() < 0.7 ? object(0) : `[${value(1)}, ${value(1)}]`;
+    out.push(`{"state": ${state}, "questions": {"c": ${choice}, "s": ${score}, "n": ${noul}}}`);
+  }
+  return out;
+}
+
+async function compare(family: LayaFamily, layout: LayaLayout, count: number, seed: number, scripts: string[], bodies?: string[]): Promise<{ rows: number; worst: number }> {
   const dir = await importedCheckpoint(family, layout);
   const manifest = readManifest(dir);
-  const reqs = requests(count, seed, scripts, manifest.special_tokens.mask);
-  const reference = layaReference(layaCheckpoint(family, layout), JSON.stringify(reqs));
+  // each body is parsed as the HTTP layer parses it (key order and number texts kept for rendering)
+  const texts = bodies ?? requests(count, seed, scripts, manifest.special_tokens.mask).map((req) => JSON.stringify(req));
+  const reqs = texts.map((t) => parseSourceJson(t) as Request);
+  const reference = layaReference(layaCheckpoint(family, layout), `[${texts.join(',\n')}]`);
   const engine = new Engine({
     checkpoints: { [manifest.name]: { dir, int8: false } },
     threads: 1,
@@ -138,7 +177,8 @@ async function compare(family: LayaFamily, layout: LayaLayout, count: number, se
         }
         assert.deepEqual([...prepared.laidOut.rows[j]!.ids], want.ids, `request ${i} ${name}: token ids differ from laya's (${JSON.stringify(req)})`);
         const a = answered.answers[name]!;
-        const got = a.type === 'noul' ? [1 - a.noul, a.noul] : Object.values(a.probabilities);
+        // laya's probabilities are in the client's option order (the head's keys), which a JS record may not iterate in
+        const got = a.type === 'noul' ? [1 - a.noul, a.noul] : prepared.laidOut.heads[j]!.keys.map((key) => a.probabilities[key]!);
         assert.equal(got.length, want.probabilities.length);
         got.forEach((p, k) => {
           const d = Math.abs(p - want.probabilities[k]!);
@@ -177,6 +217,11 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
       const { rows } = await compare(family, layout, 40, 3, [...scripts]);
       assert.ok(rows >= 40);
     }
+  });
+
+  it('the text is laya\'s byte for byte where JSON.parse loses it: integer-like keys in the client\'s order, numbers as Python writes them (ids equal)', async () => {
+    const { rows } = await compare('modernbert', 'sequential', 0, 0, [], sourceBodies(100, 5));
+    assert.ok(rows >= 200, String(rows));
   });
 
   it('the manifest carries the window, special tokens and every temperature of the config', async () => {
