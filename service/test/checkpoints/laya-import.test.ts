@@ -147,8 +147,16 @@ function sourceBodies(count: number, seed: number): string[] {
   return out;
 }
 
-async function compare(family: LayaFamily, layout: LayaLayout, count: number, seed: number, scripts: string[], bodies?: string[]): Promise<{ rows: number; worst: number }> {
-  const dir = await importedCheckpoint(family, layout);
+async function compare(
+  family: LayaFamily,
+  layout: LayaLayout,
+  count: number,
+  seed: number,
+  scripts: string[],
+  bodies?: string[],
+  opts: { externalData?: boolean } = {},
+): Promise<{ rows: number; worst: number }> {
+  const dir = await importedCheckpoint(family, layout, opts);
   const manifest = readManifest(dir);
   // each body is parsed as the HTTP layer parses it (key order and number texts kept for rendering)
   const texts = bodies ?? requests(count, seed, scripts, manifest.special_tokens.mask).map((req) => JSON.stringify(req));
@@ -212,11 +220,13 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
     process.stdout.write(`# mmbert parallel: ${rows} questions, max |Δp| ${worst.toExponential(2)}\n`);
   });
 
-  it('the other two combinations (ModernBERT parallel, mmBERT sequential): 40 requests each', async () => {
-    for (const [family, layout, scripts] of [['modernbert', 'parallel', []], ['mmbert', 'sequential', Object.keys(SCRIPTS)]] as const) {
-      const { rows } = await compare(family, layout, 40, 3, [...scripts]);
+  it('the other two combinations (ModernBERT parallel; mmBERT sequential, its weights in an external-data file): 40 requests each', async () => {
+    for (const [family, layout, scripts, externalData] of [['modernbert', 'parallel', [], false], ['mmbert', 'sequential', Object.keys(SCRIPTS), true]] as const) {
+      const { rows } = await compare(family, layout, 40, 3, [...scripts], undefined, { externalData });
       assert.ok(rows >= 40);
     }
+    const external = await importedCheckpoint('mmbert', 'sequential', { externalData: true });
+    assert.ok(fs.statSync(path.join(external, 'model.onnx.data')).size > 4 * fs.statSync(path.join(external, 'model.onnx')).size);
   });
 
   it('the text is laya\'s byte for byte where JSON.parse loses it: integer-like keys in the client\'s order, numbers as Python writes them (ids equal)', async () => {
