@@ -221,6 +221,40 @@ def check(agent, module, onnx_path: Path, rows: int, seed: int):
     return worst, worst_p
 
 
+def quantize(agent, out: Path, rows: int, seed: int, external: bool) -> dict:
+    """model.int8.onnx (onnxruntime quantize_dynamic: int8 weights of every weight MatMul, 7-bit
+    `reduce_range` as the engine's int8 fixtures, dynamic activations) and its agreement with laya's own
+    fp32 forward, one row per run as the engine runs an int8 graph."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    fp32 = out / "model.onnx"
+    model = onnx.load(str(fp32), load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    nodes = [n.name for n in model.graph.node if n.op_type in ("MatMul", "Gemm") and len(n.input) > 1 and n.input[1] in inits]
+    target = out / "model.int8.onnx"
+    quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8, reduce_range=True, nodes_to_quantize=nodes,
+                     use_external_data_format=external)
+    items, collate = sample_rows(agent, rows, seed + 1)
+    sess = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    same, worst = 0, 0.0
+    for it in items:
+        b = collate([[it]], agent.tok.pad_token_id)
+        feed = {k: b[k].numpy() for k in INPUTS}
+        with torch.no_grad():
+            ref, _ = agent._forward({k: v for k, v in b.items() if k not in ("meta", "label")})
+        got = sess.run(["logits"], feed)[0]
+        k = len(it["markers"])
+        p = lambda z: np.exp(z - z.max()) / np.exp(z - z.max()).sum()  # noqa: E731
+        same += int(np.argmax(got[0, :k]) == np.argmax(ref[0, :k]))
+        worst = max(worst, float(np.abs(p(got[0, :k].astype(np.float64)) - p(ref[0, :k].astype(np.float64))).max()))
+    return {"rows": len(items), "argmax_agreement": same / max(1, len(items)), "max_abs_prob_diff": worst,
+            "quantized_matmuls": len(nodes)}
+
+
 def export(agent, out: Path, external_mb: int) -> Path:
     import onnx
     import torch
@@ -265,6 +299,8 @@ def main() -> int:
     ap.add_argument("--check-rows", type=int, default=48)
     ap.add_argument("--external-data-mb", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=22)
+    ap.add_argument("--int8", action="store_true", help="also write model.int8.onnx and report its agreement with laya")
+    ap.add_argument("--int8-rows", type=int, default=200)
     a = ap.parse_args()
     src, out = Path(a.src), Path(a.out)
     try:
@@ -279,6 +315,9 @@ def main() -> int:
         if worst_p is not None and worst_p > 1e-4:
             raise Refused(f"the exported graph's probabilities disagree with laya's forward by {worst_p:.2e} (> 1e-4) "
                           f"on its {a.check_rows} check rows (logits by {worst:.2e})")
+        int8 = None
+        if a.int8:
+            int8 = quantize(agent, out, a.int8_rows, a.seed, (out / "model.onnx.data").exists())
         tok = agent.tok
         enc_cfg = json.loads((src / "encoder" / "config.json").read_text())
         vocab = int(enc_cfg.get("vocab_size", 0))
@@ -297,6 +336,7 @@ def main() -> int:
             "temperature_by_options": cfg.get("temperature_by_options"),
             "lang_temperatures": cfg.get("lang_temperatures"),
             "check": {"rows": a.check_rows, "max_abs_logit_diff": worst, "max_abs_prob_diff": worst_p},
+            "int8": int8,
             "files": sorted(f.name for f in out.iterdir()),
         }
         (out / "laya_import.json").write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")

@@ -43,6 +43,10 @@ export interface ImportOptions {
   checkRows?: number;
   /** Weights above this many MiB go to one external-data file next to the graph (default 1024). */
   externalDataMb?: number;
+  /** Also write model.int8.onnx (onnxruntime dynamic quantisation) and report its agreement with laya's fp32. */
+  int8?: boolean;
+  /** Rows of the int8 agreement check (default 200). */
+  int8Rows?: number;
   /** Extra provenance (a pull records where the folder came from). */
   provenance?: Record<string, unknown>;
   log?: (line: string) => void;
@@ -61,6 +65,7 @@ interface ImportFacts {
   lang_temperatures?: LayaConfig['lang_temperatures'];
   laya_version?: string | null;
   check: { rows: number; max_abs_logit_diff: number | null; max_abs_prob_diff: number | null };
+  int8: { rows: number; argmax_agreement: number; max_abs_prob_diff: number; quantized_matmuls: number } | null;
 }
 
 /** The files that make a Laya checkpoint folder (as laya.Agent reads it). */
@@ -96,7 +101,14 @@ export function checkPython(python: string): void {
   }
 }
 
-export async function importLayaCheckpoint(opts: ImportOptions): Promise<{ dir: string; manifest: Manifest }> {
+export interface ImportResult {
+  dir: string;
+  manifest: Manifest;
+  /** The int8 graph's agreement with laya's fp32 forward, when one was made. */
+  int8?: ImportFacts['int8'];
+}
+
+export async function importLayaCheckpoint(opts: ImportOptions): Promise<ImportResult> {
   const log = opts.log ?? (() => {});
   const src = path.resolve(opts.src);
   if (!NAME_RE.test(opts.name)) throw new PullError(`invalid checkpoint name ${JSON.stringify(opts.name)}: use letters, digits, '.', '_' and '-'`);
@@ -117,6 +129,7 @@ export async function importLayaCheckpoint(opts: ImportOptions): Promise<{ dir: 
   try {
     log(`converting ${src} with ${opts.python} ${path.relative(process.cwd(), CONVERTER)}`);
     const args = [CONVERTER, '--src', src, '--out', tmp, '--check-rows', String(opts.checkRows ?? 48), '--external-data-mb', String(opts.externalDataMb ?? 1024)];
+    if (opts.int8) args.push('--int8', '--int8-rows', String(opts.int8Rows ?? 200));
     const { code, stderr } = await run(opts.python, args, log);
     if (code !== 0) {
       const refused = /^refused: (.*)$/m.exec(stderr)?.[1];
@@ -143,7 +156,7 @@ export async function importLayaCheckpoint(opts: ImportOptions): Promise<{ dir: 
       window: opts.window ?? facts.max_len,
       processed_token_cap: opts.processedTokenCap ?? (languages.includes('*') ? 6000 : 3500),
       fixture: false,
-      files: { model: 'model.onnx', tokenizer: 'tokenizer.json' },
+      files: { model: 'model.onnx', tokenizer: 'tokenizer.json', ...(facts.int8 ? { model_int8: 'model.int8.onnx' } : {}) },
       special_tokens: facts.special_tokens,
       calibration: calibration.table,
       provenance: {
@@ -158,16 +171,23 @@ export async function importLayaCheckpoint(opts: ImportOptions): Promise<{ dir: 
         laya_config: { max_len: facts.max_len, head_max_len: facts.head_max_len },
         calibration: calibration.source,
         check: facts.check,
+        ...(facts.int8 ? { int8: facts.int8 } : {}),
         sha256,
       },
     };
     await fsp.writeFile(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
     readManifest(tmp);
+    if (facts.int8) {
+      log(
+        `int8 (opt-in: STRUCTQA_INT8=${opts.name}): argmax agrees with laya's fp32 on ${(facts.int8.argmax_agreement * 100).toFixed(1)} % of ` +
+          `${facts.int8.rows} rows (one row per run, as the engine runs int8); largest probability difference ${facts.int8.max_abs_prob_diff.toFixed(3)}`,
+      );
+    }
     log('checking the tokenizer and the graph');
     await verifyCheckpoint(tmp, manifest);
     await moveIntoPlace(tmp, target, opts.force ?? false);
     log(`imported ${src} into ${target}`);
-    return { dir: target, manifest };
+    return { dir: target, manifest, ...(facts.int8 ? { int8: facts.int8 } : {}) };
   } catch (e) {
     await fsp.rm(tmp, { recursive: true, force: true });
     throw e;

@@ -65,6 +65,8 @@ export interface PullOptions {
   importPython?: string;
   /** Rows of the import's check against laya's own forward (PyTorch repositories; default 48). */
   importCheckRows?: number;
+  /** PyTorch repositories: also write an int8 graph and report its agreement (`models import --int8`). */
+  importInt8?: boolean;
   /** Progress lines (human text). */
   log?: (line: string) => void;
 }
@@ -199,6 +201,7 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
         processedTokenCap: opts.processedTokenCap,
         force: opts.force,
         checkRows: opts.importCheckRows,
+        int8: opts.importInt8,
         provenance: { pulled: { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}), files } },
         log,
       });

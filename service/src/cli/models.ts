@@ -23,6 +23,7 @@ interface PullFlags {
   force?: boolean;
   check: boolean;
   python?: string;
+  int8?: boolean;
 }
 
 interface ImportFlags {
@@ -34,6 +35,7 @@ interface ImportFlags {
   force?: boolean;
   python?: string;
   checkRows: string;
+  int8?: boolean;
 }
 
 const number = (flag: string, v: string | undefined, min = 1): number | undefined => {
@@ -72,6 +74,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--force', 'replace an existing folder of the same name')
     .option('--no-check', 'skip loading the tokenizer and graph before moving the folder into place')
     .option('--python <path>', 'Python for a PyTorch-form repository, converted by models import (default: STRUCTQA_IMPORT_PYTHON or python3)')
+    .option('--int8', 'a PyTorch-form repository: also write an int8 graph and report its agreement (as models import --int8)')
     .action(async (repo: string, opts: PullFlags) => {
       try {
         const result = await pullCheckpoint({
@@ -88,6 +91,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           force: opts.force ?? false,
           verify: opts.check,
           importPython: opts.python ?? hub.importPython,
+          importInt8: opts.int8 ?? false,
           log: (line) => err(`${line}\n`),
         });
         out(`${result.dir}\n`);
@@ -108,6 +112,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--force', 'replace an existing folder of the same name')
     .option('--python <path>', 'Python with training/requirements-import.txt installed (default: STRUCTQA_IMPORT_PYTHON or python3)')
     .option('--check-rows <n>', "rows of the converter's check against laya's own forward (0 skips it)", '48')
+    .option('--int8', "also write an int8 graph (opt-in per checkpoint with STRUCTQA_INT8) and report its agreement with laya's fp32")
     .action(async (dir: string, opts: ImportFlags) => {
       try {
         const result = await importLayaCheckpoint({
@@ -120,6 +125,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           processedTokenCap: number('--cap', opts.cap),
           force: opts.force ?? false,
           checkRows: number('--check-rows', opts.checkRows, 0),
+          int8: opts.int8 ?? false,
           log: (line) => err(`${line}\n`),
         });
         out(`${result.dir}\n`);

@@ -234,6 +234,32 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
     assert.ok(rows >= 200, String(rows));
   });
 
+  it('--int8: an int8 graph with its agreement against laya reported in the manifest, served one row per run when opted in', async () => {
+    const dir = await importedCheckpoint('modernbert', 'sequential', { int8: true });
+    const m = readManifest(dir);
+    assert.equal(m.files.model_int8, 'model.int8.onnx');
+    const int8 = (m.provenance as { int8: { rows: number; argmax_agreement: number; quantized_matmuls: number } }).int8;
+    assert.equal(int8.rows, 60);
+    assert.ok(int8.quantized_matmuls > 0);
+    // random weights with sharp attention are harder on int8 than a trained model; this guards the wiring
+    assert.ok(int8.argmax_agreement >= 0.7, String(int8.argmax_agreement));
+    const engine = new Engine({
+      checkpoints: { [m.name]: { dir, int8: true } },
+      threads: 1,
+      batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
+      startingRetryMs: 1000,
+    });
+    await engine.start();
+    try {
+      assert.equal((engine.status.checkpoints[m.name] as { precision: string }).precision, 'int8');
+      const q: Record<string, Question> = { c: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } } };
+      const a = (await engine.answer(await engine.prepare(m.name, q, 'The invoice page crashes.'))).answers['c'] as { probabilities: Record<string, number> };
+      assert.ok(Math.abs(Object.values(a.probabilities).reduce((x, y) => x + y, 0) - 1) < 1e-6);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('the manifest carries the window, special tokens and every temperature of the config', async () => {
     const en = readManifest(await importedCheckpoint('modernbert', 'sequential'));
     assert.equal(en.window, 512);

@@ -60,14 +60,14 @@ export function layaCheckpoint(family: LayaFamily, layout: LayaLayout): string {
 }
 
 /** That checkpoint imported by `importLayaCheckpoint` (the code behind `structqa models import`). */
-export async function importedCheckpoint(family: LayaFamily, layout: LayaLayout, opts: { externalData?: boolean } = {}): Promise<string> {
+export async function importedCheckpoint(family: LayaFamily, layout: LayaLayout, opts: { externalData?: boolean; int8?: boolean } = {}): Promise<string> {
   const src = layaCheckpoint(family, layout);
   const modelsDir = path.join(LAYA_CACHE, scriptsKey(), 'models');
-  const name = `imported-${family}-${layout}${opts.externalData ? '-external' : ''}`;
+  const name = `imported-${family}-${layout}${opts.externalData ? '-external' : ''}${opts.int8 ? '-int8' : ''}`;
   const dir = path.join(modelsDir, name);
   if (!fs.existsSync(path.join(dir, 'manifest.json'))) {
     // externalData: every weight in model.onnx.data, as a large encoder's graph is written
-    await importLayaCheckpoint({ src, modelsDir, name, python: importPython(), force: true, checkRows: 16, ...(opts.externalData ? { externalDataMb: 0 } : {}) });
+    await importLayaCheckpoint({ src, modelsDir, name, python: importPython(), force: true, checkRows: 16, ...(opts.externalData ? { externalDataMb: 0 } : {}), ...(opts.int8 ? { int8: true, int8Rows: 60 } : {}) });
   }
   return dir;
 }
