@@ -10,6 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Command } from 'commander';
+import { registerModelCommands } from '../../src/cli/models.js';
+import { loadConfig } from '../../src/config.js';
 import { Engine } from '../../src/engine/engine.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import { parseSourceJson } from '../../src/engine/source-json.js';
@@ -297,6 +300,30 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
         /requirements-import\.txt/,
       );
       assert.deepEqual(fs.existsSync(path.join(tmp, 'm')) ? fs.readdirSync(path.join(tmp, 'm')) : [], [], 'nothing left behind');
+    });
+
+    it('the CLI: models import DIR tells the user what to install when its Python lacks the tooling, and imports with --python', async () => {
+      const config = loadConfig({ STRUCTQA_DATA_DIR: tmp, LOG_LEVEL: 'silent' });
+      const run = async (...args: string[]): Promise<{ out: string; err: string; code: number }> => {
+        const program = new Command().exitOverride();
+        let out = '';
+        let err = '';
+        registerModelCommands(program, config, { env: { STRUCTQA_IMPORT_PYTHON: '/nonexistent/python3' }, out: (x) => (out += x), err: (x) => (err += x) });
+        process.exitCode = 0;
+        await program.parseAsync(['node', 'structqa', ...args]);
+        const code = Number(process.exitCode ?? 0);
+        process.exitCode = 0;
+        return { out, err, code };
+      };
+      const src = layaCheckpoint('modernbert', 'sequential');
+      const missing = await run('models', 'import', src, '--out', path.join(tmp, 'cli'));
+      assert.equal(missing.code, 1);
+      assert.match(missing.err, /pip install -r \S*training\/requirements-import\.txt/);
+      assert.match(missing.err, /--python/);
+      const ok = await run('models', 'import', src, '--out', path.join(tmp, 'cli'), '--name', 'core-0.3.20', '--python', importPython(), '--check-rows', '4');
+      assert.equal(ok.code, 0, ok.err);
+      assert.equal(ok.out, `${path.join(tmp, 'cli', 'core-0.3.20')}\n`);
+      assert.equal(readManifest(path.join(tmp, 'cli', 'core-0.3.20')).name, 'core-0.3.20');
     });
   });
 });
