@@ -103,7 +103,16 @@ def multilingual_tokenizer():
                                    model_max_length=8192)
 
 
-def build(out: Path, family: str, layout: str, seed: int) -> None:
+# Real encoder shapes (random weights) for memory and speed measurements: (hidden, layers, heads, ffn, vocab, window).
+SHAPES = {
+    "small": (64, 4, 4, 96, None, 32),
+    "modernbert-base": (768, 22, 12, 1152, 50368, 128),
+    "modernbert-large": (1024, 28, 16, 2624, 50368, 128),
+    "mmbert-base": (768, 22, 12, 1152, 256000, 128),
+}
+
+
+def build(out: Path, family: str, layout: str, seed: int, shape: str = "small") -> None:
     from laya.common import build_model
     from laya.train import save_checkpoint
     from transformers import ModernBertConfig
@@ -113,9 +122,10 @@ def build(out: Path, family: str, layout: str, seed: int) -> None:
     tok = english_tokenizer() if family == "modernbert" else multilingual_tokenizer()
     # Small shapes with the real families' structure: GLU MLP, RoPE, every third layer global, the
     # rest local (a short window here so the tests' longer rows cross it).
+    hidden, layers, heads, ffn, vocab, local = SHAPES[shape]
     ecfg = ModernBertConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=96, num_hidden_layers=4, num_attention_heads=4,
-        local_attention=32, global_attn_every_n_layers=3, max_position_embeddings=8192,
+        vocab_size=max(len(tok), vocab or 0), hidden_size=hidden, intermediate_size=ffn, num_hidden_layers=layers,
+        num_attention_heads=heads, local_attention=local, global_attn_every_n_layers=3, max_position_embeddings=8192,
         pad_token_id=tok.pad_token_id, cls_token_id=tok.cls_token_id, sep_token_id=tok.sep_token_id,
         bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id,
         rope_parameters=({"full_attention": {"rope_type": "default", "rope_theta": 160000.0},
@@ -163,8 +173,10 @@ def main() -> int:
     ap.add_argument("--family", choices=["modernbert", "mmbert"], required=True)
     ap.add_argument("--layout", choices=["sequential", "parallel"], default="sequential")
     ap.add_argument("--seed", type=int, default=20261125)
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="small",
+                    help="encoder shape; the real ones (random weights) are for memory and speed measurements")
     a = ap.parse_args()
-    build(Path(a.out), a.family, a.layout, a.seed)
+    build(Path(a.out), a.family, a.layout, a.seed, a.shape)
     print(a.out)
     return 0
 
