@@ -10,7 +10,9 @@
  * (`laya_config.json` in ONNX bundles, `rl_agent_config.json` in the PyTorch checkpoints) carrying
  * `max_len`, `head_max_len`, `temperature` (one per question type: choice, score, noul) and
  * `temperature_by_options` (`"<type>:<bucket>" → T`). The PyTorch weights (`model.safetensors`,
- * `encoder/`) are not needed and are not downloaded.
+ * `encoder/`) of a repository that has an ONNX graph are not downloaded; a repository with only the
+ * PyTorch form (the published Laya repositories) is downloaded as laya.Agent downloads it and converted
+ * by `structqa models import`'s code (import.ts).
  *
  * The download goes into a hidden temporary sibling folder; sizes and (when the hub gives them) hashes
  * are checked, the tokenizer and graph are loaded once, and only then is the folder renamed into place.
