@@ -62,6 +62,13 @@ export interface Config {
      * and no such session.
      */
     inlineMaxTokens: number;
+    /**
+     * A checkpoint whose graph (with its external data) is larger than this many MiB gets one session
+     * only: one lane, no wide and no inline session. Every session holds its own copy of the weights
+     * (a 626 MiB graph peaked at 3,882 MiB with 2 lanes + inline, 1,128 MiB with one session, at the
+     * same 1-question latency; docs/performance.md). 0: always one session.
+     */
+    singleSessionAboveMiB: number;
     /** Rows waiting per checkpoint before new calls get 529 overloaded. */
     queueMaxRows: number;
     /** Retry-After sent with 529 overloaded / starting, ms. */
@@ -187,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
       batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 1024),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
+      singleSessionAboveMiB: int(env, 'STRUCTQA_SINGLE_SESSION_ABOVE_MB', 256),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),
       startingRetryMs: int(env, 'STRUCTQA_STARTING_RETRY_MS', 2000),
