@@ -238,7 +238,7 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
   });
 
   it('--int8: an int8 graph with its agreement against laya reported in the manifest, served one row per run when opted in', async () => {
-    const dir = await importedCheckpoint('modernbert', 'sequential', { int8: true });
+    const dir = await importedCheckpoint('modernbert', 'sequential');
     const m = readManifest(dir);
     assert.equal(m.files.model_int8, 'model.int8.onnx');
     const int8 = (m.provenance as { int8: { rows: number; argmax_agreement: number; quantized_matmuls: number } }).int8;
