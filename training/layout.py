@@ -5,13 +5,13 @@ training builds exactly the sequences the service feeds the model at inference t
 
     [CLS] "<type> question: <instructions>" [SEP] [MASK] opt0 [MASK] opt1 ... [SEP] <state> [SEP]
 
-What the service sees is a JSON request parsed by JavaScript, so this port follows JavaScript where it
-differs from Python's ``json.dumps``:
-- numbers are written as JavaScript's ``String(n)`` (``1.0`` -> ``1``, ``1e-7``, ``1e+21``; NaN/inf -> null);
-- object keys that are array indices ("0", "7", "42") come first in ascending numeric order, then the
-  other keys in insertion order (``Object.entries`` order) - this also decides the order of choice options;
-- lone surrogates read as U+FFFD (``String.prototype.toWellFormed`` before tokenizing).
-Separators are Python's defaults (``", "`` and ``": "``), ``ensure_ascii=False``.
+The text is what Laya's Python runtime builds from the same JSON (laya/common.py, issue 22), and the
+service builds the same from the request's text (engine/source-json.ts keeps the key order and number
+forms that JavaScript's JSON.parse loses): ``json.dumps(v, ensure_ascii=False)`` with ``", "`` and
+``": "``, keys in the order they were written (integer-like keys too; this also decides the order of
+choice options), numbers as Python writes them (``1.0``, ``1e-07``, exact big integers), every score level
+as ``level i: <description>`` (``level 0: null`` for a null one), noul criteria keys lower-cased.
+Lone surrogates read as U+FFFD (``String.prototype.toWellFormed`` before tokenizing).
 
 ``training/tests/test_training.py`` checks the ids against the Node implementation.
 """
@@ -19,7 +19,6 @@ Separators are Python's defaults (``", "`` and ``": "``), ``ensure_ascii=False``
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,84 +28,16 @@ QTYPE_ID = {"choice": 0, "score": 1, "noul": 2}
 NOUL_FALSE_DEFAULT = "no, the statement does not hold"
 NOUL_TRUE_DEFAULT = "yes, the statement holds"
 
-_INDEX_KEY = re.compile(r"^(0|[1-9][0-9]*)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ------------------------------------------------------------------------------------ rendering
 
 
-def js_number(x: float | int) -> str:
-    """JavaScript's ``String(n)`` for a JSON number (shortest round-trip digits)."""
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    try:
-        x = float(x)  # JavaScript numbers are doubles
-    except OverflowError:
-        return "null"
-    if not math.isfinite(x):
-        return "null"
-    if x == 0:
-        return "0"
-    r = repr(float(x))
-    sign = "-" if r.startswith("-") else ""
-    r = r.lstrip("-")
-    mant, _, exp = r.partition("e")
-    e = int(exp) if exp else 0
-    ip, _, fp = mant.partition(".")
-    digits = (ip + fp).lstrip("0")
-    # position of the decimal point relative to the first significant digit
-    lead_zeros = len(ip + fp) - len((ip + fp).lstrip("0"))
-    point = len(ip) + e - lead_zeros  # n in the ECMAScript algorithm
-    digits = digits.rstrip("0") or "0"
-    k = len(digits)
-    n = point
-    if k <= n <= 21:
-        s = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        s = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        s = "0." + "0" * (-n) + digits
-    else:
-        e2 = n - 1
-        es = ("+" if e2 >= 0 else "-") + str(abs(e2))
-        s = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + es
-    return sign + s
-
-
-def js_entries(obj: dict) -> list[tuple[str, Any]]:
-    """``Object.entries`` order: array-index keys ascending, then the rest in insertion order."""
-    idx, rest = [], []
-    for k, v in obj.items():
-        k = str(k)
-        if _INDEX_KEY.match(k) and int(k) < 2**32 - 1:
-            idx.append((int(k), k, v))
-        else:
-            rest.append((k, v))
-    idx.sort(key=lambda t: t[0])
-    # a later duplicate of a key cannot occur in a parsed object; keep the insertion order otherwise
-    return [(k, v) for _, k, v in idx] + rest
-
-
-def _json_string(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
-
-
 def python_json(value: Any) -> str:
-    """render.ts ``pythonJson``: ``json.dumps(v, ensure_ascii=False)`` as the service writes it."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return _json_string(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return js_number(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(python_json(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_json_string(k)}: {python_json(v)}" for k, v in js_entries(value)) + "}"
-    return _json_string(str(value))
+    """render.ts ``pythonJson``: ``json.dumps(v, ensure_ascii=False)``, which is what laya writes (keys in
+    the order they were read, numbers as Python's repr)."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def render_content(value: Any) -> str:
@@ -121,11 +52,12 @@ def render_options(question: dict) -> list[str]:
     """Option texts in marker order. Noul is always [false, true]."""
     t, criteria = question["type"], question.get("criteria")
     if t == "choice":
-        return [k if _blank(d) else f"{k}: {render_content(d)}" for k, d in js_entries(criteria)]
+        return [k if _blank(d) else f"{k}: {render_content(d)}" for k, d in criteria.items()]
     if t == "score":
-        return [f"level {i}" if _blank(d) else f"level {i}: {render_content(d)}" for i, d in enumerate(criteria)]
+        # laya writes every level as "level i: <description>", an empty or null one included
+        return [f"level {i}: {render_content(d)}" for i, d in enumerate(criteria)]
     if t == "noul":
-        c = criteria or {}
+        c = {str(k).lower(): v for k, v in (criteria or {}).items()}
         f = NOUL_FALSE_DEFAULT if _blank(c.get("false")) else render_content(c.get("false"))
         tr = NOUL_TRUE_DEFAULT if _blank(c.get("true")) else render_content(c.get("true"))
         return [f"false: {f}", f"true: {tr}"]
@@ -140,7 +72,7 @@ def render_head(question: dict) -> str:
 def option_keys(question: dict) -> list[str]:
     t = question["type"]
     if t == "choice":
-        return [k for k, _ in js_entries(question["criteria"])]
+        return list(question["criteria"].keys())
     if t == "score":
         return [str(i) for i in range(len(question["criteria"]))]
     return ["false", "true"]

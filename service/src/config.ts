@@ -65,6 +65,13 @@ export interface Config {
      * and no such session.
      */
     inlineMaxTokens: number;
+    /**
+     * A checkpoint whose graph (with its external data) is larger than this many MiB gets one session
+     * only: one lane, no wide and no inline session. Every session holds its own copy of the weights
+     * (a 626 MiB graph peaked at 3,882 MiB with 2 lanes + inline, 1,128 MiB with one session, at the
+     * same 1-question latency; docs/performance.md). 0: always one session.
+     */
+    singleSessionAboveMiB: number;
     /** Rows waiting per checkpoint before new calls get 529 overloaded. */
     queueMaxRows: number;
     /**
@@ -81,6 +88,8 @@ export interface Config {
   hub: {
     endpoint: string;
     token?: string;
+    /** Python that runs `structqa models import` (training/requirements-import.txt installed). */
+    importPython: string;
   };
   accounts: {
     databaseUrl?: string;
@@ -203,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
       batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 1024),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
+      singleSessionAboveMiB: int(env, 'STRUCTQA_SINGLE_SESSION_ABOVE_MB', 256),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
       queueMaxWaitMs: int(env, 'STRUCTQA_QUEUE_MAX_WAIT_MS', 5000),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),
@@ -211,6 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
     hub: {
       endpoint: str(env, 'STRUCTQA_HUB_ENDPOINT') ?? 'https://huggingface.co',
       token: str(env, 'HF_TOKEN'),
+      importPython: str(env, 'STRUCTQA_IMPORT_PYTHON') ?? 'python3',
     },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),

@@ -41,6 +41,7 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
     checkpoints: config.models.checkpoints,
     threads: config.engine.threads,
     lanes: config.engine.lanes,
+    singleSessionAboveMiB: config.engine.singleSessionAboveMiB,
     startingRetryMs: config.engine.startingRetryMs,
     batcher: {
       tokenBudget: config.engine.batchTokenBudget,

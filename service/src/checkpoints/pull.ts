@@ -10,7 +10,9 @@
  * (`laya_config.json` in ONNX bundles, `rl_agent_config.json` in the PyTorch checkpoints) carrying
  * `max_len`, `head_max_len`, `temperature` (one per question type: choice, score, noul) and
  * `temperature_by_options` (`"<type>:<bucket>" → T`). The PyTorch weights (`model.safetensors`,
- * `encoder/`) are not needed and are not downloaded.
+ * `encoder/`) of a repository that has an ONNX graph are not downloaded; a repository with only the
+ * PyTorch form (the published Laya repositories) is downloaded as laya.Agent downloads it and converted
+ * by `structqa models import`'s code (import.ts).
  *
  * The download goes into a hidden temporary sibling folder; sizes and (when the hub gives them) hashes
  * are checked, the tokenizer and graph are loaded once, and only then is the folder renamed into place.
@@ -27,6 +29,7 @@ import type { Manifest, OptionBucket, QuestionType, TemperatureTable } from '../
 import { readManifest } from '../engine/manifest.js';
 import { CheckpointTokenizer } from '../engine/tokenizer.js';
 import ort from 'onnxruntime-node';
+import { importLayaCheckpoint, isLayaPytorch, missingLayaFiles } from './import.js';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 
@@ -60,6 +63,12 @@ export interface PullOptions {
   /** Base delay between attempts, ms (doubled each time). */
   retryDelayMs?: number;
   fetch?: typeof fetch;
+  /** Python that converts a repository holding only PyTorch weights (`structqa models import`); default python3. */
+  importPython?: string;
+  /** Rows of the import's check against laya's own forward (PyTorch repositories; default 48). */
+  importCheckRows?: number;
+  /** PyTorch repositories: also write an int8 graph and report its agreement (`models import --int8`). */
+  importInt8?: boolean;
   /** Progress lines (human text). */
   log?: (line: string) => void;
 }
@@ -97,7 +106,7 @@ interface RepoInfo {
   siblings?: Sibling[];
 }
 
-interface LayaConfig {
+export interface LayaConfig {
   max_len?: number;
   head_max_len?: number;
   encoder?: string;
@@ -182,6 +191,27 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
       files.push({ path: rel, ...got });
     }
 
+    // A PyTorch-form repository: the same conversion as `structqa models import`, from the downloaded folder.
+    if (plan.kind === 'pytorch') {
+      const imported = await importLayaCheckpoint({
+        src: tmp,
+        modelsDir,
+        name,
+        python: opts.importPython ?? 'python3',
+        languages: opts.languages,
+        window: opts.window,
+        processedTokenCap: opts.processedTokenCap,
+        force: opts.force,
+        checkRows: opts.importCheckRows,
+        int8: opts.importInt8,
+        provenance: { pulled: { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}), files } },
+        log,
+      });
+      await fsp.rm(tmp, { recursive: true, force: true });
+      log(`pulled ${opts.repo}@${revision} into ${imported.dir}`);
+      return { dir: imported.dir, manifest: imported.manifest, commit, files };
+    }
+
     // 4. The manifest, from what the repository holds.
     const config = plan.config ? readJson<LayaConfig>(path.join(tmp, plan.config), plan.config) : undefined;
     const tokenizerDir = path.posix.dirname(plan.tokenizer);
@@ -252,6 +282,8 @@ function normaliseSubfolder(subfolder: string | undefined): string {
 }
 
 interface Plan {
+  /** 'pytorch': no ONNX graph, a Laya checkpoint in PyTorch form, converted by `models import` after download. */
+  kind?: 'onnx' | 'pytorch';
   graph: string;
   int8?: string;
   tokenizer: string;
@@ -274,10 +306,17 @@ function planFiles(names: string[], where: string): Plan {
     else if (fp32.length > 1) throw new PullError(`${where}: several ONNX graphs (${fp32.join(', ')}); expected laya.onnx or model.onnx`);
   }
   if (!graph) {
+    if (isLayaPytorch(names)) {
+      const missing = missingLayaFiles(names);
+      if (missing.length > 0) {
+        throw new PullError(`${where}: no ONNX graph, and the Laya PyTorch checkpoint is incomplete: missing ${missing.join(', ')}`);
+      }
+      // Everything laya.Agent reads (its own snapshot_download patterns), converted after download.
+      const all = names.filter((n) => n === 'rl_agent_config.json' || n === 'model.safetensors' || /^(encoder|tokenizer)\/[^/]+$/.test(n) || (!n.includes('/') && DOC_FILES.test(n)));
+      return { kind: 'pytorch', graph: 'model.safetensors', tokenizer: 'tokenizer/tokenizer.json', config: 'rl_agent_config.json', all };
+    }
     throw new PullError(
-      `${where}: no ONNX graph in the repository. Laya's PyTorch checkpoints (model.safetensors) must be ` +
-        `exported first (scripts/export_onnx.py in NandhaKishorM/laya) and published as an ONNX bundle ` +
-        `(laya.onnx, laya_config.json, tokenizer/).`,
+      `${where}: no ONNX graph and no Laya PyTorch checkpoint (rl_agent_config.json + model.safetensors) in the repository.`,
     );
   }
   const dir = path.posix.dirname(graph);
@@ -466,7 +505,7 @@ function isMultilingual(repo: string, config: LayaConfig | undefined): boolean {
 }
 
 /** Laya's `temperature` [choice, score, noul] and `temperature_by_options` → our table (raw; the engine clamps). */
-function calibrationFrom(config: LayaConfig | undefined): { table: Manifest['calibration']; source: string } {
+export function calibrationFrom(config: LayaConfig | undefined): { table: Manifest['calibration']; source: string } {
   const hasBase = Array.isArray(config?.temperature);
   const hasByOptions = !!config?.temperature_by_options && typeof config.temperature_by_options === 'object';
   const table = (base: unknown, byOptions: Record<string, unknown> | undefined): TemperatureTable => {
@@ -493,7 +532,7 @@ function calibrationFrom(config: LayaConfig | undefined): { table: Manifest['cal
   return { table: result, source };
 }
 
-async function verifyCheckpoint(dir: string, manifest: Manifest): Promise<void> {
+export async function verifyCheckpoint(dir: string, manifest: Manifest): Promise<void> {
   try {
     await CheckpointTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
   } catch (e) {
@@ -523,7 +562,7 @@ async function verifyCheckpoint(dir: string, manifest: Manifest): Promise<void> 
   }
 }
 
-async function moveIntoPlace(tmp: string, target: string, force: boolean): Promise<void> {
+export async function moveIntoPlace(tmp: string, target: string, force: boolean): Promise<void> {
   if (!fs.existsSync(target)) {
     try {
       await fsp.rename(tmp, target);
@@ -587,7 +626,7 @@ function formatBytes(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GB`;
 }
 
-function errorText(e: unknown): string {
+export function errorText(e: unknown): string {
   if (e instanceof Error) {
     const cause = (e as { cause?: unknown }).cause;
     return cause instanceof Error ? `${e.message}: ${cause.message}` : e.message;

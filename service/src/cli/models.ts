@@ -6,6 +6,8 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { DEFAULT_HUB_ENDPOINT, PullError, pullCheckpoint } from '../checkpoints/pull.js';
+import { importLayaCheckpoint } from '../checkpoints/import.js';
+import path from 'node:path';
 
 type Env = Record<string, string | undefined>;
 
@@ -20,7 +22,29 @@ interface PullFlags {
   cap?: string;
   force?: boolean;
   check: boolean;
+  python?: string;
+  int8?: boolean;
 }
+
+interface ImportFlags {
+  name?: string;
+  out: string;
+  languages?: string;
+  window?: string;
+  cap?: string;
+  force?: boolean;
+  python?: string;
+  checkRows: string;
+  int8?: boolean;
+}
+
+const number = (flag: string, v: string | undefined, min = 1): number | undefined => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new PullError(`${flag} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  return n;
+};
+const languageList = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
 /** Where the command reads its environment and writes its output (tests pass their own). */
 export interface ModelCommandIo {
@@ -49,13 +73,9 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--cap <tokens>', 'processed_token_cap (default 3500 English, 6000 multilingual)')
     .option('--force', 'replace an existing folder of the same name')
     .option('--no-check', 'skip loading the tokenizer and graph before moving the folder into place')
+    .option('--python <path>', 'Python for a PyTorch-form repository, converted by models import (default: STRUCTQA_IMPORT_PYTHON or python3)')
+    .option('--int8', 'a PyTorch-form repository: also write an int8 graph and report its agreement (as models import --int8)')
     .action(async (repo: string, opts: PullFlags) => {
-      const number = (flag: string, v: string | undefined): number | undefined => {
-        if (v === undefined) return undefined;
-        const n = Number(v);
-        if (!Number.isInteger(n) || n <= 0) throw new PullError(`${flag} must be a positive integer, got ${JSON.stringify(v)}`);
-        return n;
-      };
       try {
         const result = await pullCheckpoint({
           repo,
@@ -65,16 +85,52 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           modelsDir: opts.out,
           name: opts.name,
           subfolder: opts.subfolder,
-          languages: opts.languages ? opts.languages.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+          languages: languageList(opts.languages),
           window: number('--window', opts.window),
           processedTokenCap: number('--cap', opts.cap),
           force: opts.force ?? false,
           verify: opts.check,
+          importPython: opts.python ?? hub.importPython,
+          importInt8: opts.int8 ?? false,
           log: (line) => err(`${line}\n`),
         });
         out(`${result.dir}\n`);
       } catch (e) {
         err(`structqa models pull: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exitCode = 1;
+      }
+    });
+  models
+    .command('import')
+    .description("Convert a Laya checkpoint folder in PyTorch form (rl_agent_config.json, model.safetensors, encoder/, tokenizer/) into a checkpoint the engine serves.")
+    .argument('<dir>', 'the Laya checkpoint folder')
+    .option('--name <name>', 'checkpoint name and folder (default: the folder name)')
+    .option('--out <dir>', 'models folder', config.models.dir)
+    .option('--languages <codes>', 'comma-separated ISO 639-1 codes, or * (default: * for mmBERT, else en)')
+    .option('--window <tokens>', "override the config's max_len")
+    .option('--cap <tokens>', 'processed_token_cap (default 3500 English, 6000 multilingual)')
+    .option('--force', 'replace an existing folder of the same name')
+    .option('--python <path>', 'Python with training/requirements-import.txt installed (default: STRUCTQA_IMPORT_PYTHON or python3)')
+    .option('--check-rows <n>', "rows of the converter's check against laya's own forward (0 skips it)", '48')
+    .option('--int8', "also write an int8 graph (opt-in per checkpoint with STRUCTQA_INT8) and report its agreement with laya's fp32")
+    .action(async (dir: string, opts: ImportFlags) => {
+      try {
+        const result = await importLayaCheckpoint({
+          src: dir,
+          modelsDir: opts.out,
+          name: opts.name ?? path.basename(path.resolve(dir)),
+          python: opts.python ?? hub.importPython,
+          languages: languageList(opts.languages),
+          window: number('--window', opts.window),
+          processedTokenCap: number('--cap', opts.cap),
+          force: opts.force ?? false,
+          checkRows: number('--check-rows', opts.checkRows, 0),
+          int8: opts.int8 ?? false,
+          log: (line) => err(`${line}\n`),
+        });
+        out(`${result.dir}\n`);
+      } catch (e) {
+        err(`structqa models import: ${e instanceof Error ? e.message : String(e)}\n`);
         process.exitCode = 1;
       }
     });

@@ -2,12 +2,13 @@
  * A loaded checkpoint: manifest + tokenizer + backend + its batcher, plus a cache of tokenized
  * question heads (callers tend to send the same questions again and again).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { OnnxBackend, type Backend } from './backend.js';
 import { Batcher, type BatcherOptions, type BatchStats } from './batcher.js';
 import { buildHeads, type QuestionHead } from './layout.js';
 import { readManifest, type Manifest } from './manifest.js';
-import type { Question } from './render.js';
+import { optionKeys, renderHead, renderOptions, type Question } from './render.js';
 import { CheckpointTokenizer, type TextTokenizer } from './tokenizer.js';
 
 const HEAD_CACHE_SIZE = 2048;
@@ -26,7 +27,7 @@ export class Checkpoint {
 
   static async load(
     dir: string,
-    opts: { int8: boolean; threads: number; lanes?: number; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
+    opts: { int8: boolean; threads: number; lanes?: number; singleSessionAboveMiB?: number; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
   ): Promise<Checkpoint> {
     const manifest = readManifest(dir);
     const tokenizer = await CheckpointTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
@@ -35,16 +36,23 @@ export class Checkpoint {
       if (!manifest.files.model_int8) throw new Error(`${manifest.name}: int8 requested but the manifest has no model_int8`);
       file = manifest.files.model_int8;
     }
-    const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads, {
-      inline: (opts.batcher.inlineMaxTokens ?? 0) > 0,
-      lanes: opts.lanes,
-    });
+    // Every session holds its own copy of the weights: a large graph gets one session (one lane, no wide,
+    // no inline) so that memory stays near the graph's size (Config.engine.singleSessionAboveMiB).
+    const single = opts.singleSessionAboveMiB !== undefined && graphBytes(dir, file) > opts.singleSessionAboveMiB * 2 ** 20;
+    const inline = !single && (opts.batcher.inlineMaxTokens ?? 0) > 0;
+    const lanes = single ? 1 : opts.lanes;
+    const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads, { inline, lanes });
     // Dynamic int8 quantises activations per tensor, so a batch-mate's values would shift a row's
     // answer; one row per run keeps answers independent of batching (contract §3) at int8's speed.
-    const batcherOptions = opts.int8 ? { ...opts.batcher, maxRows: 1 } : opts.batcher;
+    const batcherOptions = { ...opts.batcher, ...(opts.int8 ? { maxRows: 1 } : {}), ...(single ? { inlineMaxTokens: 0 } : {}) };
     const batcher = new Batcher(backend, batcherOptions, opts.onBatch);
-    return new Checkpoint(manifest, tokenizer, backend, batcher, opts.int8 ? 'int8' : 'fp32');
+    const checkpoint = new Checkpoint(manifest, tokenizer, backend, batcher, opts.int8 ? 'int8' : 'fp32');
+    checkpoint.sessions = backend.lanes + (backend.lanes > 1 ? 1 : 0) + (inline ? 1 : 0);
+    return checkpoint;
   }
+
+  /** ONNX Runtime sessions of this checkpoint's graph (each holds its own copy of the weights). */
+  sessions = 1;
 
   get name(): string {
     return this.manifest.name;
@@ -63,7 +71,9 @@ export class Checkpoint {
 
   /** Heads of these questions, tokenized once and then served from the cache. */
   async questionHeads(questions: Question[]): Promise<QuestionHead[]> {
-    const keys = questions.map((q) => JSON.stringify([q.type, q.instructions ?? null, q.criteria ?? null]));
+    // Keyed by the text the model reads and the answer keys: the same values written differently by
+    // the client (key order, 1 vs 1.0) render differently (render.ts) and must not share a head.
+    const keys = questions.map((q) => JSON.stringify([renderHead(q), renderOptions(q), optionKeys(q)]));
     const missing = new Map<string, Question>();
     questions.forEach((q, i) => {
       if (!this.heads.has(keys[i]!)) missing.set(keys[i]!, q);
@@ -80,4 +90,14 @@ export class Checkpoint {
     await this.batcher.drain();
     await this.backend.close();
   }
+}
+
+/** A graph's bytes on disk with its external-data files (`model.onnx.data`, `model.onnx_data`, …). */
+export function graphBytes(dir: string, file: string): number {
+  const base = path.basename(file);
+  const folder = path.dirname(path.join(dir, file));
+  return fs
+    .readdirSync(folder)
+    .filter((f) => f === base || (f.startsWith(base) && !f.endsWith('.onnx')))
+    .reduce((n, f) => n + fs.statSync(path.join(folder, f)).size, 0);
 }

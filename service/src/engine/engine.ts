@@ -18,6 +18,8 @@ export interface EngineOptions {
   threads: number;
   /** Batches each checkpoint runs at once (default 1); see Config.engine.lanes. */
   lanes?: number;
+  /** A checkpoint whose graph is larger than this gets one session (see Config.engine.singleSessionAboveMiB). */
+  singleSessionAboveMiB?: number;
   batcher: BatcherOptions;
   startingRetryMs: number;
   onBatch?: (checkpoint: string, stats: BatchStats) => void;
@@ -50,7 +52,7 @@ export class Engine {
   get status(): { state: string; error?: string; checkpoints: Record<string, unknown> } {
     const checkpoints: Record<string, unknown> = {};
     for (const [name, c] of this.checkpoints) {
-      checkpoints[name] = { precision: c.precision, weights: c.weights, tokenizer: c.tokenizer.implementation, fixture: c.manifest.fixture, window: c.manifest.window, queued_rows: c.batcher.depth };
+      checkpoints[name] = { precision: c.precision, weights: c.weights, tokenizer: c.tokenizer.implementation, fixture: c.manifest.fixture, window: c.manifest.window, queued_rows: c.batcher.depth, sessions: c.sessions };
     }
     return { state: this.state, ...(this.failure ? { error: this.failure.message } : {}), checkpoints };
   }
@@ -89,6 +91,7 @@ export class Engine {
           int8: cfg.int8,
           threads: this.options.threads,
           lanes: this.options.lanes,
+          singleSessionAboveMiB: this.options.singleSessionAboveMiB,
           batcher: this.options.batcher,
           onBatch: (s) => this.options.onBatch?.(name, s),
         });

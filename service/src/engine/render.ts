@@ -1,9 +1,11 @@
 /**
- * Turning request values into the text the checkpoints were trained on (checkpoints.md, "marker" layout).
- * Objects and arrays become Python-style JSON (`json.dumps(v, ensure_ascii=False)`: ", " and ": "
- * separators) because that is what the upstream Laya format feeds its models.
+ * Turning request values into the text the checkpoints were trained on (checkpoints.md, "marker" layout),
+ * byte for byte what Laya's Python runtime builds from the same request (laya/common.py, laya/agent.py):
+ * objects and arrays are `json.dumps(v, ensure_ascii=False)` with ", " and ": " separators, keys in the
+ * client's order and numbers as Python writes them (source-json.ts keeps what JSON.parse loses).
  */
 import type { QuestionType } from './manifest.js';
+import { sourceShape } from './source-json.js';
 
 export type Content = string | number | boolean | null | Content[] | { [key: string]: Content };
 
@@ -13,23 +15,72 @@ export interface Question {
   criteria?: Content;
 }
 
+/**
+ * Python's `repr(float)`: the shortest digits that round-trip (the same digits JavaScript prints),
+ * positional from 1e-4 up to 1e16, otherwise scientific with a signed, two-digit-minimum exponent
+ * (`1e-05`, `1.5e+16`); integral values keep `.0`. Infinity reads as json.dumps writes it.
+ */
+export function pythonFloat(x: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const [mantissa, expText] = Math.abs(x).toExponential().split('e') as [string, string];
+  const digits = mantissa.replace('.', '');
+  const exp = Number(expText);
+  const sign = x < 0 ? '-' : '';
+  if (exp < -4 || exp >= 16) {
+    const e = `${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+    return `${sign}${digits[0]}${digits.length > 1 ? '.' + digits.slice(1) : ''}e${e}`;
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  const whole = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
+  return `${sign}${whole}.${digits.slice(exp + 1) || '0'}`;
+}
+
+/**
+ * A JSON number as Python writes it after `json.loads`: from its source text when known (an integer
+ * literal stays an exact int, anything with a fraction or exponent is a float), else from the value
+ * (integral values below 2^53 as ints, others as floats).
+ */
+export function pythonNumber(value: number, source?: string): string {
+  if (source !== undefined) {
+    if (/^-?\d+$/.test(source)) return BigInt(source).toString();
+    return pythonFloat(Number(source));
+  }
+  if (Number.isInteger(value) && Math.abs(value) < 2 ** 53) return String(value === 0 ? 0 : value);
+  return pythonFloat(value);
+}
+
+/** An object's keys in the client's order (integer-like keys included), else JavaScript's. */
+export function orderedKeys(value: object): string[] {
+  return sourceShape(value)?.keys ?? Object.keys(value);
+}
+
 /** `json.dumps(value, ensure_ascii=False)` with Python's default separators. */
-export function pythonJson(value: unknown): string {
+export function pythonJson(value: unknown, source?: string): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'number') return pythonNumber(value, source);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
   if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>);
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`).join(', ')}}`;
+    const numbers = sourceShape(value)?.numbers;
+    if (Array.isArray(value)) return `[${value.map((v, i) => pythonJson(v, numbers?.get(String(i)))).join(', ')}]`;
+    const o = value as Record<string, unknown>;
+    return `{${orderedKeys(o).map((k) => `${JSON.stringify(k)}: ${pythonJson(o[k], numbers?.get(k))}`).join(', ')}}`;
   }
   return JSON.stringify(String(value));
 }
 
 /** A state, instruction or description as text: strings pass through, anything else is JSON. */
-export function renderContent(value: unknown): string {
-  return typeof value === 'string' ? value : pythonJson(value);
+export function renderContent(value: unknown, source?: string): string {
+  return typeof value === 'string' ? value : pythonJson(value, source);
+}
+
+/** Noul criteria with their keys lower-cased, a later key winning, as laya reads them ("True" → "true"). */
+function noulCriteria(criteria: Content | undefined): Record<string, Content> {
+  if (!criteria || typeof criteria !== 'object' || Array.isArray(criteria)) return {};
+  const out: Record<string, Content> = {};
+  for (const key of orderedKeys(criteria)) out[key.toLowerCase()] = criteria[key]!;
+  return out;
 }
 
 function isBlank(value: unknown): boolean {
@@ -40,16 +91,18 @@ function isBlank(value: unknown): boolean {
 export function renderOptions(question: Question): string[] {
   const criteria = question.criteria;
   switch (question.type) {
-    case 'choice':
-      return Object.entries(criteria as Record<string, Content>).map(([key, description]) =>
-        isBlank(description) ? key : `${key}: ${renderContent(description)}`,
-      );
-    case 'score':
-      return (criteria as Content[]).map((description, level) =>
-        isBlank(description) ? `level ${level}` : `level ${level}: ${renderContent(description)}`,
-      );
+    case 'choice': {
+      const c = criteria as Record<string, Content>;
+      const numbers = sourceShape(c)?.numbers;
+      return orderedKeys(c).map((key) => (isBlank(c[key]) ? key : `${key}: ${renderContent(c[key], numbers?.get(key))}`));
+    }
+    case 'score': {
+      // laya writes every level as "level i: <description>", an empty or null one included ("level 0: null")
+      const numbers = sourceShape(criteria as object)?.numbers;
+      return (criteria as Content[]).map((description, level) => `level ${level}: ${renderContent(description ?? null, numbers?.get(String(level)))}`);
+    }
     case 'noul': {
-      const c = (criteria ?? {}) as Record<string, Content>;
+      const c = noulCriteria(criteria);
       const falseText = isBlank(c['false']) ? 'no, the statement does not hold' : renderContent(c['false']);
       const trueText = isBlank(c['true']) ? 'yes, the statement holds' : renderContent(c['true']);
       return [`false: ${falseText}`, `true: ${trueText}`];
@@ -67,7 +120,7 @@ export function renderHead(question: Question): string {
 export function optionKeys(question: Question): string[] {
   switch (question.type) {
     case 'choice':
-      return Object.keys(question.criteria as Record<string, unknown>);
+      return orderedKeys(question.criteria as Record<string, unknown>);
     case 'score':
       return (question.criteria as unknown[]).map((_, i) => String(i));
     case 'noul':

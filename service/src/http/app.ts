@@ -20,6 +20,7 @@ import { newRequestId } from './request-id.js';
 import { healthRoutes } from './routes/health.js';
 import { modelRoutes } from './routes/models.js';
 import { systemOneRoutes } from './routes/systemone.js';
+import { rememberSource } from '../engine/source-json.js';
 
 export interface AppDeps {
   config: Config;
@@ -70,7 +71,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     try {
       req.bodyHash = sha256(body as string);
       req.bodyChars = (body as string).length;
-      done(null, parseBody(body as string, config.maxNestingDepth));
+      const value = parseBody(body as string, config.maxNestingDepth);
+      // the client's key order and number texts, which the checkpoints' text depends on (engine/source-json.ts)
+      rememberSource(value, body as string);
+      done(null, value);
     } catch (error) {
       done(error as Error, undefined);
     }

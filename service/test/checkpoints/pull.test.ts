@@ -19,6 +19,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import type { Question } from '../../src/engine/render.js';
 import { fixtureModels } from '../helpers/checkpoints.js';
+import { importPython, layaCheckpoint, layaReference } from '../helpers/laya.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const TOKEN = 'hf_test_secret';
@@ -139,6 +140,19 @@ function layaRepo(tiny: string, config: Record<string, unknown>): Record<string,
   };
 }
 
+/** A Laya checkpoint in its PyTorch form (as laya saves it; random weights) laid out as a hub repository. */
+function pytorchRepo(dir: string): Record<string, RepoFile> {
+  const files: Record<string, RepoFile> = {
+    'README.md': { bytes: Buffer.from('---\nlicense: apache-2.0\n---\n# laya (stand-in, PyTorch form)\n'), lfs: false },
+    'eval_results.json': { bytes: Buffer.from('{}'), lfs: false },
+  };
+  for (const rel of fs.readdirSync(dir, { recursive: true }).map(String)) {
+    const full = path.join(dir, rel);
+    if (fs.statSync(full).isFile()) files[rel.split(path.sep).join('/')] = { bytes: fs.readFileSync(full), lfs: rel.endsWith('.safetensors') || rel.endsWith('tokenizer.json') };
+  }
+  return files;
+}
+
 const LAYA_CONFIG = {
   encoder: 'answerdotai/ModernBERT-large',
   max_len: 512,
@@ -165,6 +179,7 @@ describe('structqa models pull (stand-in hub)', () => {
       'acme/laya-private': { files, private: true },
       'acme/laya-short': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 500 }), truncate: { file: 'laya.onnx', mode: 'short' } },
       'acme/laya-drop': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 501 }), truncate: { file: 'laya.onnx', mode: 'drop' } },
+      'acme/laya-pytorch': { files: pytorchRepo(layaCheckpoint('modernbert', 'sequential')) },
       'acme/pytorch-only': { files: { 'model.safetensors': files['model.safetensors']!, 'rl_agent_config.json': files['laya_config.json']! } },
     });
   });
@@ -236,6 +251,48 @@ describe('structqa models pull (stand-in hub)', () => {
     }
   });
 
+  it('a PyTorch-form Laya repository is pulled, imported (models import), served, and answers as laya does', { timeout: 20 * 60_000 }, async () => {
+    const dir = modelsDir();
+    const result = await pullCheckpoint({ repo: 'acme/laya-pytorch', endpoint: hub.endpoint, modelsDir: dir, name: 'core-0.3.20', importPython: importPython(), importCheckRows: 8 });
+    assert.equal(result.dir, path.join(dir, 'core-0.3.20'));
+    assert.deepEqual(fs.readdirSync(dir), ['core-0.3.20'], 'no temporary folders left');
+    assert.ok(hub.requests.includes(`/acme/laya-pytorch/resolve/${COMMIT}/model.safetensors`));
+    assert.ok(!hub.requests.some((p) => p.includes('eval_results.json')), 'only what laya.Agent reads is fetched');
+    const m = readManifest(result.dir);
+    assert.equal(m.name, 'core-0.3.20');
+    assert.equal(m.window, 512);
+    assert.deepEqual(m.files, { model: 'model.onnx', tokenizer: 'tokenizer.json' });
+    const prov = m.provenance as { source: string; pulled: { repo: string; commit: string } };
+    assert.equal(prov.source, 'laya-import');
+    assert.equal(prov.pulled.repo, 'acme/laya-pytorch');
+    assert.equal(prov.pulled.commit, COMMIT);
+
+    const engine = new Engine({
+      checkpoints: { 'core-0.3.20': { dir: result.dir, int8: false } },
+      threads: 1,
+      batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 },
+      startingRetryMs: 1000,
+    });
+    await engine.start();
+    try {
+      const q: Record<string, Question> = {
+        team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } },
+        refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
+        urgency: { type: 'score', instructions: 'How urgent?', criteria: ['low', 'medium', 'high'] },
+      };
+      const state = 'The app crashes when I open the invoice page, and I want my payment back.';
+      const answered = await engine.answer(await engine.prepare('core-0.3.20', q, state));
+      const want = layaReference(layaCheckpoint('modernbert', 'sequential'), JSON.stringify([{ state, questions: q }]))[0]!;
+      const team = answered.answers['team'] as { probabilities: Record<string, number> };
+      Object.values(team.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['team']!.probabilities[k]!) <= 1e-4));
+      assert.ok(Math.abs((answered.answers['refund'] as { noul: number }).noul - want['refund']!.probabilities[1]!) <= 1e-4);
+      const urgency = answered.answers['urgency'] as { probabilities: Record<string, number> };
+      Object.values(urgency.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['urgency']!.probabilities[k]!) <= 1e-4));
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('a repository that does not exist, or a private one without a token, gives a clear error', async () => {
     const dir = modelsDir();
     await assert.rejects(
@@ -252,7 +309,7 @@ describe('structqa models pull (stand-in hub)', () => {
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/pytorch-only', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && /no ONNX graph.*export_onnx\.py/s.test(e.message),
+      (e: unknown) => e instanceof PullError && /no ONNX graph, and the Laya PyTorch checkpoint is incomplete: missing encoder\/config\.json, tokenizer\/tokenizer\.json/.test(e.message),
     );
     assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], []);
     const ok = await pullCheckpoint({ repo: 'acme/laya-private', endpoint: hub.endpoint, modelsDir: dir, token: TOKEN, verify: false });

@@ -106,3 +106,37 @@ test('int8 is opt-in per checkpoint: the engine runs the int8 graph only when co
     await int8.close();
   }
 });
+
+test('a graph above singleSessionAboveMiB gets one session (one lane, no wide, no inline); a smaller one keeps its lanes and inline session', async () => {
+  const models = await fixtureModels();
+  const build = (singleSessionAboveMiB: number): Engine =>
+    new Engine({
+      checkpoints: { 'core-0.3.20': { dir: path.join(models, 'fixture-en'), int8: false } },
+      threads: 2,
+      lanes: 2,
+      singleSessionAboveMiB,
+      batcher: { ...batcher, inlineMaxTokens: 256 },
+      startingRetryMs: 1000,
+    });
+  // fixture-en's graph is 52.5 MB
+  const large = build(10);
+  await large.start();
+  const small = build(512);
+  await small.start();
+  try {
+    const one = large.checkpoints.get('core-0.3.20')!;
+    assert.equal(one.backend.lanes, 1);
+    assert.equal(one.backend.runInline, undefined);
+    assert.equal((large.status.checkpoints['core-0.3.20'] as { sessions: number }).sessions, 1);
+    const several = small.checkpoints.get('core-0.3.20')!;
+    assert.equal(several.backend.lanes, 2);
+    assert.equal((small.status.checkpoints['core-0.3.20'] as { sessions: number }).sessions, 4, 'two lanes, the wide session and the inline one');
+    const q: Record<string, Question> = { c: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs' } } };
+    const a = (await large.answer(await large.prepare('core-0.3.20', q, 'The invoice page crashes.'))).answers['c'] as { probabilities: Record<string, number> };
+    const b = (await small.answer(await small.prepare('core-0.3.20', q, 'The invoice page crashes.'))).answers['c'] as { probabilities: Record<string, number> };
+    for (const k of Object.keys(a.probabilities)) assert.ok(Math.abs(a.probabilities[k]! - b.probabilities[k]!) < 1e-4);
+  } finally {
+    await large.close();
+    await small.close();
+  }
+});

@@ -1,0 +1,69 @@
+/**
+ * Memory of one checkpoint in the engine against its graph's size, and its 1-question latency (issue 22).
+ *
+ *   npx tsx bench/src/checkpoint-memory.ts DIR [--lanes N] [--inline-max-tokens N] [--single-session-above-mb N] [--int8] [--calls 20]
+ *
+ * Loads DIR as the only checkpoint with the engine's defaults (or the given lanes / inline budget), warms
+ * it, answers `--calls` one-question calls one after the other, and prints the graph's bytes on disk, the
+ * process's RSS after loading and its peak (VmHWM), and the median model-inclusive latency. One process
+ * per configuration: peak RSS never goes down.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig, usableCores } from '../../service/src/config.js';
+import { Engine } from '../../service/src/engine/engine.js';
+import { readManifest } from '../../service/src/engine/manifest.js';
+import type { Question } from '../../service/src/engine/render.js';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { lanes: { type: 'string' }, 'inline-max-tokens': { type: 'string' }, 'single-session-above-mb': { type: 'string' }, int8: { type: 'boolean' }, calls: { type: 'string', default: '20' } },
+});
+const dir = path.resolve(positionals[0] ?? '');
+const manifest = readManifest(dir);
+const defaults = loadConfig(process.env).engine;
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+const status = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+
+const graphFiles = [manifest.files.model, ...fs.readdirSync(dir).filter((f) => f.startsWith(`${manifest.files.model}.`) || f.endsWith('.onnx.data'))];
+const graph = (args.int8 ? [manifest.files.model_int8!] : [...new Set(graphFiles)]).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+const before = process.memoryUsage().rss;
+const lanes = args.lanes ? Number(args.lanes) : defaults.lanes;
+const inlineMaxTokens = args['inline-max-tokens'] ? Number(args['inline-max-tokens']) : defaults.inlineMaxTokens;
+const engine = new Engine({
+  checkpoints: { [manifest.name]: { dir, int8: args.int8 ?? false } },
+  threads: usableCores(),
+  lanes,
+  singleSessionAboveMiB: args['single-session-above-mb'] ? Number(args['single-session-above-mb']) : defaults.singleSessionAboveMiB,
+  batcher: { tokenBudget: defaults.batchTokenBudget, maxRows: defaults.batchMaxRows, maxQueuedRows: 1024, overloadedRetryMs: 1000, inlineMaxTokens },
+  startingRetryMs: 1000,
+});
+await engine.start();
+const loaded = process.memoryUsage().rss;
+const q: Record<string, Question> = { refund: { type: 'noul', instructions: 'Does the customer ask for a refund?' } };
+const times: number[] = [];
+for (let i = 0; i < Number(args.calls); i++) {
+  const state = `The customer wrote that order ${i} arrived late and damaged, and they want their money back.`;
+  const t0 = performance.now();
+  await engine.answer(await engine.prepare(manifest.name, q, state));
+  times.push(performance.now() - t0);
+}
+times.sort((a, b) => a - b);
+console.log(
+  JSON.stringify({
+    checkpoint: manifest.name,
+    precision: args.int8 ? 'int8' : 'fp32',
+    lanes,
+    inline_max_tokens: inlineMaxTokens,
+    sessions: (engine.status.checkpoints[manifest.name] as { sessions: number }).sessions,
+    cores: usableCores(),
+    graph_mib: Number(mib(graph)),
+    rss_before_mib: Number(mib(before)),
+    rss_loaded_mib: Number(mib(loaded)),
+    peak_rss_mib: Number(mib(status('VmHWM'))),
+    peak_over_graph_mib: Number(mib(status('VmHWM') - graph)),
+    one_question_ms_p50: Number(times[Math.floor(times.length / 2)]!.toFixed(1)),
+  }),
+);
+await engine.close();
