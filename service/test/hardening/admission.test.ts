@@ -9,32 +9,26 @@ import type { FastifyInstance } from 'fastify';
 import { createGate, type AccountsGate } from '../../src/accounts/gate.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import { CheckpointTokenizer } from '../../src/engine/tokenizer.js';
-import { buildApp } from '../../src/http/app.js';
-import { Metrics } from '../../src/http/metrics.js';
 import { MemoryLimiter, RedisLimiter } from '../../src/limits/index.js';
-import { ModelRouter } from '../../src/routing/models.js';
-import { createEngine } from '../../src/server.js';
-import type { Engine } from '../../src/engine/engine.js';
 import { InFlightLimit } from '../../src/errors.js';
 import { rand, REDIS_URL, silentLog, sleep, testEnv, type TestEnv } from '../accounts/helpers.js';
+import { testApp, type TestApp } from '../helpers/app.js';
 import { fixtureModels, testConfig } from '../helpers/checkpoints.js';
 
 describe('admission before text work', () => {
   let env: TestEnv;
   let gate: AccountsGate;
-  let engine: Engine;
+  let served: TestApp;
   let app: FastifyInstance;
   before(async () => {
     env = await testEnv('sqlite');
-    const config = await testConfig({ STRUCTQA_DATA_DIR: env.config.dataDir });
-    gate = await createGate(config, silentLog, { bootstrap: false });
-    engine = createEngine(config, new Metrics());
-    await engine.start();
-    app = await buildApp({ config, engine, router: new ModelRouter(config.models), gate, logger: false });
+    const settings = { STRUCTQA_DATA_DIR: env.config.dataDir };
+    gate = await createGate(await testConfig(settings), silentLog, { bootstrap: false });
+    served = await testApp({ env: settings, gate });
+    app = served.app;
   });
   after(async () => {
-    await app.close();
-    await engine.close();
+    await served.close();
     await gate.close();
     await env.cleanup();
   });

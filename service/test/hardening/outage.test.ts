@@ -7,20 +7,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createGate, type AccountsGate } from '../../src/accounts/gate.js';
-import { buildApp } from '../../src/http/app.js';
-import { Metrics } from '../../src/http/metrics.js';
-import { ModelRouter } from '../../src/routing/models.js';
-import { createEngine } from '../../src/server.js';
-import type { Engine } from '../../src/engine/engine.js';
 import { StorageUnavailable } from '../../src/errors.js';
 import { charge, dropSchema, PG_URL, rand, silentLog, sleep, testEnv, type TestEnv } from '../accounts/helpers.js';
+import { testApp, type TestApp } from '../helpers/app.js';
 import { testConfig } from '../helpers/checkpoints.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 let proxy: TcpProxy;
 let env: TestEnv;
 let gate: AccountsGate;
-let engine: Engine;
+let served: TestApp;
 let app: FastifyInstance;
 const schema = `t_${rand(6)}`;
 
@@ -29,15 +25,13 @@ before(async () => {
   proxy = await startTcpProxy(pg.hostname, Number(pg.port || 5432));
   pg.host = proxy.address;
   env = await testEnv('sqlite');
-  const config = await testConfig({ STRUCTQA_DATA_DIR: env.config.dataDir, DATABASE_URL: pg.toString(), STRUCTQA_DATABASE_SCHEMA: schema });
-  gate = await createGate(config, silentLog, { bootstrap: false });
-  engine = createEngine(config, new Metrics());
-  await engine.start();
-  app = await buildApp({ config, engine, router: new ModelRouter(config.models), gate, logger: false });
+  const settings = { STRUCTQA_DATA_DIR: env.config.dataDir, DATABASE_URL: pg.toString(), STRUCTQA_DATABASE_SCHEMA: schema };
+  gate = await createGate(await testConfig(settings), silentLog, { bootstrap: false });
+  served = await testApp({ env: settings, gate });
+  app = served.app;
 });
 after(async () => {
-  await app.close();
-  await engine.close();
+  await served.close();
   await gate.close();
   await proxy.close();
   await dropSchema(schema);
