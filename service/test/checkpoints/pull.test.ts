@@ -161,6 +161,16 @@ const LAYA_CONFIG = {
   temperature_by_options: { 'choice:2': 1.5, 'choice:11+': 0.1006, 'score:3-5': 2 },
 };
 
+
+/** An engine serving the pulled checkpoint folder as `core-0.3.20`, one thread. */
+function engineServing(dir: string): Engine {
+  return new Engine({
+    checkpoints: { 'core-0.3.20': { dir, int8: false } },
+    threads: 1,
+    batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 },
+    startingRetryMs: 1000,
+  });
+}
 describe('structqa models pull (stand-in hub)', () => {
   let hub: StandInHub;
   let tiny: string;
@@ -228,12 +238,7 @@ describe('structqa models pull (stand-in hub)', () => {
     // files are fetched at the commit the listing resolved to
     assert.ok(hub.requests.includes(`/acme/laya/resolve/${COMMIT}/laya.onnx`));
 
-    const engine = new Engine({
-      checkpoints: { 'core-0.3.20': { dir: result.dir, int8: false } },
-      threads: 1,
-      batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 },
-      startingRetryMs: 1000,
-    });
+    const engine = engineServing(result.dir);
     await engine.start();
     try {
       const q: Record<string, Question> = {
@@ -267,12 +272,7 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.equal(prov.pulled.repo, 'acme/laya-pytorch');
     assert.equal(prov.pulled.commit, COMMIT);
 
-    const engine = new Engine({
-      checkpoints: { 'core-0.3.20': { dir: result.dir, int8: false } },
-      threads: 1,
-      batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 },
-      startingRetryMs: 1000,
-    });
+    const engine = engineServing(result.dir);
     await engine.start();
     try {
       const q: Record<string, Question> = {
