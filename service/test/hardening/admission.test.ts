@@ -12,24 +12,21 @@ import { CheckpointTokenizer } from '../../src/engine/tokenizer.js';
 import { MemoryLimiter, RedisLimiter } from '../../src/limits/index.js';
 import { InFlightLimit } from '../../src/errors.js';
 import { rand, REDIS_URL, silentLog, sleep, testEnv, type TestEnv } from '../accounts/helpers.js';
-import { testApp, type TestApp } from '../helpers/app.js';
-import { fixtureModels, testConfig } from '../helpers/checkpoints.js';
+import { testAppWithAccounts, type AccountsTestApp } from '../helpers/app.js';
+import { fixtureModels } from '../helpers/checkpoints.js';
 
 describe('admission before text work', () => {
   let env: TestEnv;
   let gate: AccountsGate;
-  let served: TestApp;
+  let served: AccountsTestApp;
   let app: FastifyInstance;
   before(async () => {
     env = await testEnv('sqlite');
-    const settings = { STRUCTQA_DATA_DIR: env.config.dataDir };
-    gate = await createGate(await testConfig(settings), silentLog, { bootstrap: false });
-    served = await testApp({ env: settings, gate });
-    app = served.app;
+    served = await testAppWithAccounts({ STRUCTQA_DATA_DIR: env.config.dataDir });
+    ({ app, gate } = served);
   });
   after(async () => {
     await served.close();
-    await gate.close();
     await env.cleanup();
   });
 

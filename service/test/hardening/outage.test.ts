@@ -6,17 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createGate, type AccountsGate } from '../../src/accounts/gate.js';
+import type { AccountsGate } from '../../src/accounts/gate.js';
 import { StorageUnavailable } from '../../src/errors.js';
-import { charge, dropSchema, PG_URL, rand, silentLog, sleep, testEnv, type TestEnv } from '../accounts/helpers.js';
-import { testApp, type TestApp } from '../helpers/app.js';
-import { testConfig } from '../helpers/checkpoints.js';
+import { charge, dropSchema, PG_URL, rand, sleep, testEnv, type TestEnv } from '../accounts/helpers.js';
+import { testAppWithAccounts, type AccountsTestApp } from '../helpers/app.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 let proxy: TcpProxy;
 let env: TestEnv;
 let gate: AccountsGate;
-let served: TestApp;
+let served: AccountsTestApp;
 let app: FastifyInstance;
 const schema = `t_${rand(6)}`;
 
@@ -25,14 +24,11 @@ before(async () => {
   proxy = await startTcpProxy(pg.hostname, Number(pg.port || 5432));
   pg.host = proxy.address;
   env = await testEnv('sqlite');
-  const settings = { STRUCTQA_DATA_DIR: env.config.dataDir, DATABASE_URL: pg.toString(), STRUCTQA_DATABASE_SCHEMA: schema };
-  gate = await createGate(await testConfig(settings), silentLog, { bootstrap: false });
-  served = await testApp({ env: settings, gate });
-  app = served.app;
+  served = await testAppWithAccounts({ STRUCTQA_DATA_DIR: env.config.dataDir, DATABASE_URL: pg.toString(), STRUCTQA_DATABASE_SCHEMA: schema });
+  ({ app, gate } = served);
 });
 after(async () => {
   await served.close();
-  await gate.close();
   await proxy.close();
   await dropSchema(schema);
   await env.cleanup();

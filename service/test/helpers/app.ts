@@ -1,5 +1,6 @@
 /** Build the real app (real engine on the fixture checkpoints) around a given gate, without listening. */
 import type { FastifyInstance } from 'fastify';
+import { createGate, type AccountsGate } from '../../src/accounts/gate.js';
 import type { Gate } from '../../src/accounts/types.js';
 import type { Config } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
@@ -9,6 +10,7 @@ import { createEngine } from '../../src/server.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { FixtureGate, TEST_KEY } from './gate.js';
 import { testConfig } from './checkpoints.js';
+import { silentLog } from '../accounts/helpers.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -35,6 +37,22 @@ export async function testApp(opts: { env?: Record<string, string>; gate?: Gate;
     close: async () => {
       await app.close();
       await engine.close();
+    },
+  };
+}
+
+/** The real app around a real accounts gate (SQLite, or PostgreSQL when `env` names one); close() closes both. */
+export type AccountsTestApp = TestApp & { gate: AccountsGate };
+
+export async function testAppWithAccounts(env: Record<string, string>): Promise<AccountsTestApp> {
+  const gate = await createGate(await testConfig(env), silentLog, { bootstrap: false });
+  const served = await testApp({ env, gate });
+  return {
+    ...served,
+    gate,
+    close: async () => {
+      await served.close();
+      await gate.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 /** Client-side helpers for the live-server scale-out and crash tests: timed calls, admin requests. */
+import { PG_URL, rand, REDIS_URL } from '../accounts/helpers.js';
 import { ADMIN_TOKEN } from '../helpers/server.js';
 
 export const STATE = 'The parcel arrived two days late and the box was damaged.';
@@ -107,4 +108,24 @@ export function maxOverlap(intervals: [number, number][]): number {
   let max = 0;
   for (const [, d] of ev) max = Math.max(max, (cur += d));
   return max;
+}
+
+/**
+ * Settings for replicas that share state: a fresh PostgreSQL schema and Redis prefix (dropped by the
+ * test), and a Redis problem shown as 529, never as silently per-replica limits.
+ */
+export function sharedStateEnv(): { schema: string; prefix: string; env: Record<string, string> } {
+  const schema = `t_${rand(6)}`;
+  const prefix = `sqa-test-${rand(6)}:`;
+  return {
+    schema,
+    prefix,
+    env: {
+      DATABASE_URL: PG_URL,
+      STRUCTQA_DATABASE_SCHEMA: schema,
+      REDIS_URL,
+      STRUCTQA_REDIS_PREFIX: prefix,
+      STRUCTQA_REDIS_FAILURE_MODE: 'closed',
+    },
+  };
 }

@@ -20,9 +20,9 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { usageTotals } from '../../src/accounts/store.js';
 import { openDb, type Db } from '../../src/storage/db.js';
-import { dropSchema, PG_URL, rand, REDIS_URL } from '../accounts/helpers.js';
+import { dropSchema, PG_URL, REDIS_URL } from '../accounts/helpers.js';
 import { freePort, startServer, type LiveServer } from '../helpers/server.js';
-import { newAccount, sleep, STATE } from './helpers.js';
+import { newAccount, sharedStateEnv, sleep, STATE } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../../..');
@@ -192,14 +192,9 @@ function tallyAttempts(attempts: Attempt[]): Record<string, number> {
 }
 
 describe('three replicas behind HAProxy (deploy/haproxy/haproxy.cfg), sharing PostgreSQL and Redis', () => {
-  const schema = `t_${rand(6)}`;
-  const prefix = `sqa-test-${rand(6)}:`;
+  const { schema, prefix, env: shared } = sharedStateEnv();
   const env = {
-    DATABASE_URL: PG_URL,
-    STRUCTQA_DATABASE_SCHEMA: schema,
-    REDIS_URL,
-    STRUCTQA_REDIS_PREFIX: prefix,
-    STRUCTQA_REDIS_FAILURE_MODE: 'closed',
+    ...shared,
     STRUCTQA_RESERVATION_TTL_MS: String(RESERVATION_TTL_MS),
     // Three replicas share two cores here: one lane each, no inline session.
     STRUCTQA_LANES: '1',

@@ -9,22 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { usageTotals } from '../../src/accounts/store.js';
 import { openDb, type Db } from '../../src/storage/db.js';
-import { dropSchema, PG_URL, rand, REDIS_URL } from '../accounts/helpers.js';
+import { dropSchema, PG_URL, REDIS_URL } from '../accounts/helpers.js';
 import { startServer, type LiveServer } from '../helpers/server.js';
-import { call, maxOverlap, newAccount, sleep, tally, usage, type CallResult } from './helpers.js';
+import { call, maxOverlap, newAccount, sharedStateEnv, sleep, tally, usage, type CallResult } from './helpers.js';
 
 const HIGH = { monthly_allowance: 100_000_000, requests_per_second: 100_000, processed_tokens_per_second: 100_000_000, in_flight: 1000 };
 
 describe('two HTTP servers sharing PostgreSQL and Redis', () => {
-  const schema = `t_${rand(6)}`;
-  const prefix = `sqa-test-${rand(6)}:`;
-  const env = {
-    DATABASE_URL: PG_URL,
-    STRUCTQA_DATABASE_SCHEMA: schema,
-    REDIS_URL,
-    STRUCTQA_REDIS_PREFIX: prefix,
-    STRUCTQA_REDIS_FAILURE_MODE: 'closed', // a Redis problem shows as 529, never as silently per-replica limits
-  };
+  const { schema, prefix, env } = sharedStateEnv();
   let a: LiveServer;
   let b: LiveServer;
   let db: Db;
