@@ -49,6 +49,14 @@ function baseChecks(t: Tally): Check[] {
   ];
 }
 
+/** After a fault: one usage record per answered call, and every call answered once retried. */
+function ledgerChecks(records: number, l: { answered: Set<string>; unanswered: string[] }): Check[] {
+  return [
+    check('ledger = answered calls', records === l.answered.size, `${records} records, ${l.answered.size} answered, ${l.unanswered.length} given up`),
+    check('every call answered in the end', l.unanswered.length === 0, `${l.unanswered.length} given up`),
+  ];
+}
+
 /**
  * Clients that each make calls (unique Idempotency-Key per call, retried as the contract's clients
  * do) until `stop()`; returns the keys answered. Calls started before stop() are carried to an answer.
@@ -276,8 +284,7 @@ async function outage(ctx: ChaosContext, which: 'postgres' | 'redis'): Promise<S
   const records = await ledger(ctx, id);
   const checks = [
     ...baseChecks(tally),
-    check('ledger = answered calls', records === l.answered.size, `${records} records, ${l.answered.size} answered, ${l.unanswered.length} given up`),
-    check('every call answered in the end', l.unanswered.length === 0, `${l.unanswered.length} given up`),
+    ...ledgerChecks(records, l),
   ];
   if (which === 'postgres') checks.push(check('/readyz unready during the outage', readyz.includes(503), readyz.join(',')));
   else checks.push(check('calls answered during the outage (limits fall back in-process)', (tally.statuses.get('200') ?? 0) > 0, tally.statusText));
@@ -332,8 +339,7 @@ export async function sigkill(ctx: ChaosContext): Promise<ScenarioResult> {
     ledger: { records, answered: l.answered.size },
     checks: [
       ...baseChecks(tally),
-      check('ledger = answered calls', records === l.answered.size, `${records} records, ${l.answered.size} answered, ${l.unanswered.length} given up`),
-      check('every call answered in the end', l.unanswered.length === 0, `${l.unanswered.length} given up`),
+      ...ledgerChecks(records, l),
       check("the killed replica's in-flight slots free within 10 s", held > 0 && freedMs <= 10_000, `${held} held at the kill, free after ${(freedMs / 1000).toFixed(1)} s`),
     ],
   };
@@ -372,8 +378,7 @@ export async function sigterm(ctx: ChaosContext): Promise<ScenarioResult> {
     checks: [
       ...baseChecks(tally),
       check('exit 0 within the grace period', code === 0 && exitMs < ctx.graceMs, `exit ${code} after ${(exitMs / 1000).toFixed(1)} s (grace ${ctx.graceMs / 1000} s)`),
-      check('ledger = answered calls', records === l.answered.size, `${records} records, ${l.answered.size} answered, ${l.unanswered.length} given up`),
-      check('every call answered in the end', l.unanswered.length === 0, `${l.unanswered.length} given up`),
+      ...ledgerChecks(records, l),
     ],
   };
 }
