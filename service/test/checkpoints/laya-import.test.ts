@@ -13,10 +13,10 @@ import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
 import { registerModelCommands } from '../../src/cli/models.js';
 import { loadConfig } from '../../src/config.js';
-import { Engine } from '../../src/engine/engine.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
+import { engineServing } from '../helpers/checkpoints.js';
 import { importedCheckpoint, importPython, layaCheckpoint, layaReference, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
 
 const TOLERANCE = 1e-4;
@@ -165,12 +165,7 @@ async function compare(
   const texts = bodies ?? requests(count, seed, scripts, manifest.special_tokens.mask).map((req) => JSON.stringify(req));
   const reqs = texts.map((t) => parseSourceJson(t) as Request);
   const reference = layaReference(layaCheckpoint(family, layout), `[${texts.join(',\n')}]`);
-  const engine = new Engine({
-    checkpoints: { [manifest.name]: { dir, int8: false } },
-    threads: 1,
-    batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
-    startingRetryMs: 1000,
-  });
+  const engine = engineServing(manifest.name, dir, { maxQueuedRows: 4096 });
   await engine.start();
   let rows = 0;
   let cut = 0;
@@ -246,12 +241,7 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
     assert.ok(int8.quantized_matmuls > 0);
     // random weights with sharp attention are harder on int8 than a trained model; this guards the wiring
     assert.ok(int8.argmax_agreement >= 0.7, String(int8.argmax_agreement));
-    const engine = new Engine({
-      checkpoints: { [m.name]: { dir, int8: true } },
-      threads: 1,
-      batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
-      startingRetryMs: 1000,
-    });
+    const engine = engineServing(m.name, dir, { int8: true, maxQueuedRows: 4096 });
     await engine.start();
     try {
       assert.equal((engine.status.checkpoints[m.name] as { precision: string }).precision, 'int8');

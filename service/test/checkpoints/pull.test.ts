@@ -15,10 +15,9 @@ import { Command } from 'commander';
 import { PullError, pullCheckpoint } from '../../src/checkpoints/pull.js';
 import { registerModelCommands } from '../../src/cli/models.js';
 import { loadConfig } from '../../src/config.js';
-import { Engine } from '../../src/engine/engine.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import type { Question } from '../../src/engine/render.js';
-import { fixtureModels } from '../helpers/checkpoints.js';
+import { engineServing, fixtureModels } from '../helpers/checkpoints.js';
 import { importPython, layaCheckpoint, layaReference } from '../helpers/laya.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
@@ -162,15 +161,6 @@ const LAYA_CONFIG = {
 };
 
 
-/** An engine serving the pulled checkpoint folder as `core-0.3.20`, one thread. */
-function engineServing(dir: string): Engine {
-  return new Engine({
-    checkpoints: { 'core-0.3.20': { dir, int8: false } },
-    threads: 1,
-    batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: 1024, overloadedRetryMs: 1000 },
-    startingRetryMs: 1000,
-  });
-}
 describe('structqa models pull (stand-in hub)', () => {
   let hub: StandInHub;
   let tiny: string;
@@ -238,7 +228,7 @@ describe('structqa models pull (stand-in hub)', () => {
     // files are fetched at the commit the listing resolved to
     assert.ok(hub.requests.includes(`/acme/laya/resolve/${COMMIT}/laya.onnx`));
 
-    const engine = engineServing(result.dir);
+    const engine = engineServing('core-0.3.20', result.dir);
     await engine.start();
     try {
       const q: Record<string, Question> = {
@@ -272,7 +262,7 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.equal(prov.pulled.repo, 'acme/laya-pytorch');
     assert.equal(prov.pulled.commit, COMMIT);
 
-    const engine = engineServing(result.dir);
+    const engine = engineServing('core-0.3.20', result.dir);
     await engine.start();
     try {
       const q: Record<string, Question> = {

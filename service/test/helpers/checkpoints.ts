@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../src/config.js';
+import { Engine } from '../../src/engine/engine.js';
 import { ensureFixtures } from '../../src/fixtures/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -31,5 +32,15 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
     PORT: '0',
     HOST: '127.0.0.1',
     ...env,
+  });
+}
+
+/** An engine (not started) serving one checkpoint folder under `name`, on one thread. */
+export function engineServing(name: string, dir: string, opts: { int8?: boolean; maxQueuedRows?: number } = {}): Engine {
+  return new Engine({
+    checkpoints: { [name]: { dir, int8: opts.int8 ?? false } },
+    threads: 1,
+    batcher: { tokenBudget: 8192, maxRows: 64, maxQueuedRows: opts.maxQueuedRows ?? 1024, overloadedRetryMs: 1000 },
+    startingRetryMs: 1000,
   });
 }
