@@ -1,6 +1,13 @@
 """Fit softmax temperatures on the dev split (issue 6).
 
     python training/calibrate.py --run OUT        # reads OUT/dev_logits.jsonl, writes OUT/calibration.json
+    python training/calibrate.py --logits FILE --rows handwritten --apply CHECKPOINT_DIR
+
+``--rows handwritten`` fits on the dev rows written by hand only (training/corpus/handwritten, split by
+group from the training items): the template dev rows come from the same generators as the training
+rows, so temperatures fitted on them are as overconfident as the model is on its own templates, which
+real callers' text is not (issue 19). ``--apply`` writes the fitted table into a checkpoint's manifest
+(dev_logits.py gives the logits of any exported checkpoint).
 
 Temperatures per question type x option-count bucket ("2", "3-5", "6-10", "11+"), minimising the dev
 negative log-likelihood, clamped to [0.5, 5] (the engine clamps too). A cell with fewer than
@@ -25,6 +32,7 @@ from pathlib import Path
 
 T_MIN, T_MAX = 0.5, 5.0
 TYPES = ("choice", "score", "noul")
+BUCKETS = {"choice": ("2", "3-5", "6-10", "11+"), "score": ("2", "3-5", "6-10", "11+"), "noul": ("2",)}
 
 
 def bucket(n: int) -> str:
@@ -71,6 +79,8 @@ def fit_table(rows, min_items: int) -> dict:
         for r in rs:
             cells[bucket(len(r["logits"]))].append(r)
         table[t] = {b: (fit_t(c) if len(c) >= min_items else pooled) for b, c in sorted(cells.items())}
+        for b in BUCKETS[t]:  # a bucket without dev rows takes the pooled value, not the engine's T = 1
+            table[t].setdefault(b, pooled)
     return table
 
 
@@ -153,16 +163,57 @@ def calibrate(rows, min_items: int = 30, multilingual: bool | None = None) -> di
     return cal
 
 
+def merge(old: dict, new: dict, types) -> dict:
+    """``old`` with the temperatures of ``types`` (default table and per-language overrides) from ``new``."""
+    out = json.loads(json.dumps(old))
+    for t in types:
+        out["temperature"].pop(t, None)
+        if t in new["temperature"]:
+            out["temperature"][t] = new["temperature"][t]
+        for lang in set(out.get("by_language", {})) | set(new.get("by_language", {})):
+            cells = out.setdefault("by_language", {}).setdefault(lang, {})
+            cells.pop(t, None)
+            if t in new.get("by_language", {}).get(lang, {}):
+                cells[t] = new["by_language"][lang][t]
+            if not cells:
+                del out["by_language"][lang]
+    if not out.get("by_language"):
+        out.pop("by_language", None)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run", type=Path, required=True, help="training output folder (dev_logits.jsonl)")
+    ap.add_argument("--run", type=Path, help="training output folder (dev_logits.jsonl; calibration.json is written there)")
+    ap.add_argument("--logits", type=Path, help="a dev_logits.jsonl (default RUN/dev_logits.jsonl)")
+    ap.add_argument("--out", type=Path, help="default RUN/calibration.json, else next to --logits")
+    ap.add_argument("--rows", choices=["all", "handwritten"], default="all", help="dev rows to fit on")
+    ap.add_argument("--apply", type=Path, metavar="CHECKPOINT", help="write the table into CHECKPOINT/manifest.json")
+    ap.add_argument("--types", default=",".join(TYPES),
+                    help="with --apply: the types whose temperatures are replaced (the others keep the manifest's)")
     ap.add_argument("--min-items", type=int, default=30)
     args = ap.parse_args(argv)
-    rows = [json.loads(line) for line in open(args.run / "dev_logits.jsonl", encoding="utf-8") if line.strip()]
-    cal = calibrate(rows, args.min_items)
-    rep = report(rows, cal)
-    out = {"calibration": cal, "report": rep, "dev_rows": len(rows), "min_items": args.min_items}
-    (args.run / "calibration.json").write_text(json.dumps(out, indent=1))
+    if not (args.run or args.logits):
+        ap.error("give --run or --logits")
+    logits = args.logits or args.run / "dev_logits.jsonl"
+    out_file = args.out or (args.run / "calibration.json" if args.run else logits.with_name("calibration.json"))
+    rows = [json.loads(line) for line in open(logits, encoding="utf-8") if line.strip()]
+    fit_rows = [r for r in rows if args.rows == "all" or r.get("handwritten")]
+    if not fit_rows:
+        ap.error(f"{logits}: no {args.rows} rows (dev logits written before the handwritten flag?)")
+    cal = calibrate(fit_rows, args.min_items)
+    out = {"calibration": cal, "fitted_on": args.rows, "report": report(rows, cal),
+           "report_handwritten": report([r for r in rows if r.get("handwritten")], cal),
+           "dev_rows": len(rows), "fit_rows": len(fit_rows), "min_items": args.min_items}
+    out_file.write_text(json.dumps(out, indent=1))
+    if args.apply:
+        path = args.apply / "manifest.json"
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        types = args.types.split(",")
+        manifest["calibration"] = merge(manifest.get("calibration", {"temperature": {}}), cal, types)
+        manifest.setdefault("provenance", {}).setdefault("calibration", {}).update(
+            {t: {"fitted_on": args.rows, "dev_rows": sum(r["type"] == t for r in fit_rows)} for t in types})
+        path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
     print(json.dumps(out, indent=1))
     return 0
 

@@ -61,6 +61,27 @@ class MarkerModel(nn.Module):
 
     def forward(self, input_ids, attention_mask, marker_pos, marker_mask, qtype):
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        return self.head_logits(hidden, input_ids, marker_pos, marker_mask, qtype)
+
+    def lower(self, input_ids, attention_mask, layers: int):
+        """Token states after the embeddings and the lowest ``layers`` encoder layers. With those frozen
+        they are a fixed function of the row, so training can compute them once (``train.py --cache-below``)."""
+        hidden = self.encoder.embeddings(input_ids=input_ids)
+        return self.run_layers(hidden, attention_mask, 0, layers)
+
+    def upper(self, hidden, attention_mask, layers: int):
+        """The encoder layers above the lowest ``layers``: ``upper(lower(x, n), n)`` is the encoder's output."""
+        return self.run_layers(hidden, attention_mask, layers, len(self.encoder.encoder.layer))
+
+    def run_layers(self, hidden, attention_mask, start: int, stop: int):
+        additive = torch.zeros(attention_mask.shape, dtype=hidden.dtype).masked_fill(
+            attention_mask == 0, torch.finfo(hidden.dtype).min)[:, None, None, :]
+        for layer in self.encoder.encoder.layer[start:stop]:
+            out = layer(hidden, attention_mask=additive)
+            hidden = out[0] if isinstance(out, tuple) else out
+        return hidden
+
+    def head_logits(self, hidden, input_ids, marker_pos, marker_mask, qtype):
         idx = marker_pos.unsqueeze(-1).expand(-1, -1, hidden.size(-1))
         h = torch.gather(hidden, 1, idx)
         if self.head == "span":

@@ -44,7 +44,7 @@ DEFAULTS = {
 # What must be the same for --resume to go on with a saved run.
 RESUME_MUST_MATCH = ("backbone", "langs", "seed", "head", "interact", "finetune_from", "freeze_layers", "batch_tokens",
                      "lr", "epochs", "max_steps", "planned_steps", "warmup_steps", "en_share", "train_rows",
-                     "corpus_sha256", "vocab_size")
+                     "corpus_sha256", "vocab_size", "types", "extra", "cache_below", "corpus_rows")
 # Fitting the segment head on a frozen encoder (the default): the settings that built checkpoints/.
 HEAD_FIT_DEFAULTS = {
     "minilm-l6-en": {"lr": 1e-3, "epochs": 12},
@@ -52,18 +52,41 @@ HEAD_FIT_DEFAULTS = {
 }
 
 
-def corpus_hash() -> str:
+def corpus_hash(extra: list[Path] = ()) -> str:
     h = hashlib.sha256()
-    for name in ("train.jsonl", "dev.jsonl"):
-        h.update((CORPUS / name).read_bytes())
+    for path in [CORPUS / "train.jsonl", CORPUS / "dev.jsonl", *extra]:
+        h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def parse_extra(spec: str) -> tuple[Path, int]:
+    """``FILE`` or ``FILE:N`` (a seeded sample of N items of FILE)."""
+    path, sep, n = spec.rpartition(":")
+    return (Path(path), int(n)) if sep and n.isdigit() else (Path(spec), 0)
+
+
+def extra_items(specs: list[str], seed: int) -> list[dict]:
+    """Training items from outside the screened corpus (e.g. ``corpus/snli.py``'s build/snli.jsonl)."""
+    out = []
+    for spec in specs:
+        path, n = parse_extra(spec)
+        items = read_jsonl(path)
+        if n and n < len(items):
+            rng = random.Random(f"{seed}:{path.name}")
+            items = [items[i] for i in sorted(rng.sample(range(len(items)), n))]
+        out += items
+    return out
 
 
 def load_split(split: str) -> list[dict]:
     if not (CORPUS / f"{split}.jsonl").exists():
         subprocess.run([sys.executable, str(HERE / "corpus" / "screen.py")], check=True)
-    with open(CORPUS / f"{split}.jsonl", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_jsonl(CORPUS / f"{split}.jsonl")
 
 
 def select(items: list[dict], langs: str, en_share: float, seed: int) -> list[dict]:
@@ -79,11 +102,12 @@ def select(items: list[dict], langs: str, en_share: float, seed: int) -> list[di
 
 
 class Example:
-    __slots__ = ("ids", "markers", "qtype", "label", "lang", "type", "n", "id")
+    __slots__ = ("ids", "markers", "qtype", "label", "lang", "type", "n", "id", "handwritten")
 
     def __init__(self, row, label, item):
         self.ids, self.markers, self.qtype = row.ids, row.markers, row.qtype
         self.label, self.lang, self.type, self.n, self.id = label, item["lang"], item["question"]["type"], len(row.markers), item["id"]
+        self.handwritten = item.get("difficulty") == "handwritten"
 
 
 def build_examples(layout: Layout, items: list[dict]) -> tuple[list[Example], int]:
@@ -139,6 +163,24 @@ def predict(model, examples: list[Example], pad_id: int) -> list[list[float]]:
     return per_example(model, examples, pad_id, run)
 
 
+def noul_auc(examples: list[Example], logits: list[list[float]]) -> float | None:
+    """ROC AUC of the noul rows' true-minus-false logit (ties count half); None without both answers.
+    Accuracy at p = 0.5 hides a model that ranks well but sits on one side of the threshold."""
+    rows = sorted((lg[1] - lg[0], e.label == 1) for e, lg in zip(examples, logits) if e.type == "noul")
+    pos = sum(y for _, y in rows)
+    neg = len(rows) - pos
+    if not pos or not neg:
+        return None
+    rank_sum, i = 0.0, 0
+    while i < len(rows):  # average ranks over ties
+        j = i
+        while j < len(rows) and rows[j][0] == rows[i][0]:
+            j += 1
+        rank_sum += sum(y for _, y in rows[i:j]) * (i + j + 1) / 2
+        i = j
+    return round((rank_sum - pos * (pos + 1) / 2) / (pos * neg), 4)
+
+
 def accuracy(examples: list[Example], logits: list[list[float]]) -> dict:
     per = defaultdict(lambda: [0, 0])
     for e, lg in zip(examples, logits):
@@ -146,7 +188,9 @@ def accuracy(examples: list[Example], logits: list[list[float]]) -> dict:
         for k in ("all", e.type):
             per[k][0] += ok
             per[k][1] += 1
-    return {k: round(v[0] / v[1], 4) for k, v in sorted(per.items())} | {"n": per["all"][1]}
+    out = {k: round(v[0] / v[1], 4) for k, v in sorted(per.items())} | {"n": per["all"][1]}
+    auc = noul_auc(examples, logits)
+    return out | ({"noul_auc": auc} if auc is not None else {})
 
 
 def nll(examples, logits) -> float:
@@ -155,6 +199,11 @@ def nll(examples, logits) -> float:
         t = torch.tensor(lg)
         tot += float(torch.logsumexp(t, 0) - t[e.label])
     return tot / max(1, len(examples))
+
+
+def picks(args, e: Example) -> bool:
+    """Whether dev row ``e`` counts when picking the best epoch (``--pick-on``)."""
+    return args.pick_on == "all" or e.handwritten
 
 
 def git_commit() -> str | None:
@@ -183,7 +232,8 @@ def write_dev_logits(path: Path, dev: list[Example], logits: list[list[float]]) 
     """The best model's dev logits, one JSON line per dev row (read by calibrate.py)."""
     with open(path, "w", encoding="utf-8") as f:
         for e, row in zip(dev, logits):
-            f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row}) + "\n")
+            f.write(json.dumps({"id": e.id, "lang": e.lang, "type": e.type, "label": e.label, "logits": row,
+                                "handwritten": e.handwritten}) + "\n")
 
 
 def segment_vectors(model, examples: list[Example], pad_id: int):
@@ -219,6 +269,24 @@ def token_states(model, examples: list[Example], pad_id: int):
                 for j, e in enumerate(b)]
 
     return per_example(model, examples, pad_id, run)
+
+
+def lower_states(model, examples: list[Example], pad_id: int, layers: int) -> dict[int, torch.Tensor]:
+    """``id(example)`` -> its token states [L,H] (fp16) below the trained layers (``--cache-below``)."""
+    def run(batch, b):
+        hidden = model.lower(batch[0], batch[1], layers)
+        return [hidden[j, : len(e.ids)].to(torch.float16).clone() for j, e in enumerate(b)]
+
+    return {id(e): h for e, h in zip(examples, per_example(model, examples, pad_id, run))}
+
+
+def upper_logits(model, cache: dict[int, torch.Tensor], b: list[Example], pad_id: int, layers: int):
+    """The model's logits for one batch, from the cached lower states through the trained layers."""
+    ids, att, pos, mm, qt = collate(b, pad_id)
+    hidden = torch.zeros(ids.size(0), ids.size(1), cache[id(b[0])].size(1))
+    for j, e in enumerate(b):
+        hidden[j, : len(e.ids)] = cache[id(e)].float()
+    return model.head_logits(model.upper(hidden, att, layers), ids, pos, mm, qt)[0]
 
 
 def stack_tokens(states, examples, idx):
@@ -316,7 +384,7 @@ def fit_segment_head(args, model, train: list[Example], dev: list[Example], pad:
     # The multilingual checkpoint answers every language but English (the router sends English to the
     # English checkpoint); its English dev rows are there for per-language calibration, so the best
     # epoch is picked on the other languages' rows.
-    picked = [j for j, e in enumerate(dev) if args.langs != "multi" or e.lang != "en"]
+    picked = [j for j, e in enumerate(dev) if (args.langs != "multi" or e.lang != "en") and picks(args, e)]
     best = {"acc": -1.0}
     step = 0
     model.train()
@@ -380,6 +448,18 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", action="store_true",
                     help="go on from OUT/resume.pt (written every --save-every-minutes, at each epoch end and at the deadline)")
     ap.add_argument("--save-every-minutes", type=float, default=10.0)
+    ap.add_argument("--cache-below", type=int, default=0, metavar="N",
+                    help="span/marker heads: freeze the embeddings and the lowest N encoder layers and compute their "
+                         "token states once (OUT/lower_states.pt); each step then runs only the layers above")
+    ap.add_argument("--pick-on", choices=["all", "handwritten"], default="all",
+                    help="dev rows the best epoch is picked on: all, or the hand-written ones only (the template "
+                         "rows share generators with training and overrate a model that learned the templates)")
+    ap.add_argument("--corpus-rows", choices=["all", "handwritten"], default="all",
+                    help="corpus training items to use: all, or the hand-written ones only (with --extra)")
+    ap.add_argument("--types", default="choice,noul,score",
+                    help="question types to train and pick the best epoch on (comma-separated)")
+    ap.add_argument("--extra", action="append", default=[], metavar="FILE[:N]",
+                    help="more training items (JSONL, the corpus format), all or a seeded sample of N; repeatable")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -396,9 +476,16 @@ def main(argv=None) -> int:
         ap.error("--interact needs --head segment without --finetune-from")
     model, tj, cfg = build(args.backbone, args.seed, args.head, args.interact)
     specials = special_tokens(cfg)
-    train_items = select(load_split("train"), args.langs, args.en_share, args.seed)
+    types = set(args.types.split(","))
+    if not types <= {"choice", "noul", "score"}:
+        ap.error(f"--types: unknown {sorted(types - {'choice', 'noul', 'score'})}")
+    args.types = ",".join(sorted(types))
+    corpus = [it for it in load_split("train") if args.corpus_rows == "all" or it.get("difficulty") == "handwritten"]
+    train_items = select(corpus, args.langs, args.en_share, args.seed) + extra_items(args.extra, args.seed)
+    train_items = [it for it in train_items if it["question"]["type"] in types]
     dev_all = load_split("dev")  # multi: every dev item (English too), so calibration sees all languages
     dev_items = [it for it in dev_all if it["lang"] == "en"] if args.langs == "en" else dev_all
+    dev_items = [it for it in dev_items if it["question"]["type"] in types]
     prune = args.prune_vocab == "yes" or (args.prune_vocab == "auto" and args.backbone == "me5-small")
     vocab_stats = None
     if prune:  # train and serve with the same pruned tokenizer (training/vocab.py)
@@ -419,6 +506,10 @@ def main(argv=None) -> int:
         args.freeze_layers = len(model.encoder.encoder.layer)
         for p in model.encoder.parameters():
             p.requires_grad_(False)
+    if args.cache_below:
+        if args.head == "segment":
+            ap.error("--cache-below needs --head span or marker")
+        args.freeze_layers = args.cache_below
     counts = freeze(model, args.freeze_layers)
     layout = Layout(tj, specials, WINDOW)
     set_special_ids(model, layout.sep, layout.mask)
@@ -426,9 +517,11 @@ def main(argv=None) -> int:
     train, skipped_train = build_examples(layout, train_items)
     dev, skipped_dev = build_examples(layout, dev_items)
     dev_eval = dev
-    if args.dev_limit and len(dev) > args.dev_limit:
-        step = len(dev) / args.dev_limit
-        dev_eval = [dev[int(i * step)] for i in range(args.dev_limit)]
+    if args.dev_limit and len(dev) > args.dev_limit:  # every picked row, and every k-th of the others
+        kept = [e for e in dev if picks(args, e)] if args.pick_on != "all" else []
+        rest = [e for e in dev if not (kept and picks(args, e))]
+        n = max(0, args.dev_limit - len(kept))
+        dev_eval = kept + [rest[int(i * len(rest) / n)] for i in range(min(n, len(rest)))]
     per_epoch = len(batches(train, args.batch_tokens, args.seed))
     planned = args.max_steps or per_epoch * args.epochs
     enc_params = [p for n, p in model.named_parameters() if p.requires_grad and n.startswith("encoder.")]
@@ -445,7 +538,9 @@ def main(argv=None) -> int:
         "dev_eval_rows": len(dev_eval), "dev_skipped_overlong": skipped_dev, **counts,
         "train_tokens": sum(len(e.ids) for e in train), "special_tokens": specials,
         "vocab_pruned": prune, "vocab_size": model.encoder.embeddings.word_embeddings.num_embeddings,
-        "corpus_sha256": corpus_hash(), "git_commit": git_commit(), "threads": args.threads,
+        "types": args.types, "extra": args.extra, "cache_below": args.cache_below, "pick_on": args.pick_on,
+        "corpus_rows": args.corpus_rows,
+        "corpus_sha256": corpus_hash([parse_extra(e)[0] for e in args.extra]), "git_commit": git_commit(), "threads": args.threads,
         "backbone_package": cfg["package"], "backbone_package_version": cfg["package_version"],
         "backbone_model": cfg["model"], "torch": torch.__version__,
     }
@@ -465,21 +560,46 @@ def main(argv=None) -> int:
         print(json.dumps(rec), flush=True)
 
     best = {"acc": -1.0}
+    t0 = time.perf_counter()
+    if args.cache_below:  # the frozen lower layers' output, computed once; reused by a re-run into OUT
+        cache_file = args.out / "lower_states.pt"
+        key = [config["corpus_sha256"], args.backbone, args.types, args.cache_below, len(train), len(dev)]
+        saved = torch.load(cache_file) if cache_file.exists() else None
+        if saved and saved["key"] == key:
+            states = {id(e): h for e, h in zip(train + dev, saved["states"])}
+        else:
+            states = lower_states(model, train + dev, pad, args.cache_below)
+            torch.save({"key": key, "states": [states[id(e)] for e in train + dev]}, cache_file)
+        emit({"cached_below": args.cache_below, "rows": len(states)})
+
+        def logits_of(b):
+            return upper_logits(model, states, b, pad, args.cache_below)
+
+        def predict_rows(examples):
+            def run(batch, b):
+                return [row[: e.n] for e, row in zip(b, logits_of(b).tolist())]
+            return per_example(model, examples, pad, run)
+    else:
+        def logits_of(b):
+            return model(*collate(b, pad))[0]
+
+        def predict_rows(examples):
+            return predict(model, examples, pad)
 
     def evaluate(epoch, step):
         te = time.perf_counter()
-        lg = predict(model, dev_eval, pad)
+        lg = predict_rows(dev_eval)
         acc = accuracy(dev_eval, lg)
+        picked_acc = accuracy(*zip(*[(e, r) for e, r in zip(dev_eval, lg) if picks(args, e)]))["all"]
         rec = {"eval": True, "epoch": epoch, "step": step, "dev_acc": acc, "dev_nll": round(nll(dev_eval, lg), 4),
-               "eval_s": round(time.perf_counter() - te, 1)}
-        if acc["all"] > best["acc"]:
-            best.update(acc=acc["all"], epoch=epoch, step=step)
+               "picked_on": picked_acc, "eval_s": round(time.perf_counter() - te, 1)}
+        if picked_acc > best["acc"]:
+            best.update(acc=picked_acc, epoch=epoch, step=step)
             torch.save(model.state_dict(), args.out / "best.pt")
             rec["best"] = True
         emit(rec)
         model.train()
 
-    t0 = time.perf_counter()
     if args.head == "segment" and not args.finetune_from:
         return fit_segment_head(args, model, train, dev, pad, emit, t0)
     deadline = t0 + args.max_minutes * 60 if args.max_minutes else math.inf
@@ -494,9 +614,7 @@ def main(argv=None) -> int:
     loss_f = torch.nn.CrossEntropyLoss()
 
     def step_loss(b):
-        ids, att, pos, mm, qt = collate(b, pad)
-        logits, _ = model(ids, att, pos, mm, qt)
-        return loss_f(logits, torch.tensor([e.label for e in b])), ids.numel()
+        return loss_f(logits_of(b), torch.tensor([e.label for e in b])), len(b) * max(len(e.ids) for e in b)
 
     complete = resume.run(model, opt, sched, epoch_batches=lambda e: batches(train, args.batch_tokens, args.seed + e),
                           step_loss=step_loss, epochs=args.epochs, planned=planned, progress=progress,
@@ -507,7 +625,7 @@ def main(argv=None) -> int:
         evaluate(progress.epoch, step)
     # the best model's dev logits (all dev rows), for calibrate.py
     model.load_state_dict(torch.load(args.out / "best.pt"))
-    lg = predict(model, dev, pad)
+    lg = predict_rows(dev)
     write_dev_logits(args.out / "dev_logits.jsonl", dev, lg)
     summary = {"done": complete, "steps": step, "best": best, "dev_acc_full": accuracy(dev, lg),
                "train_s": round(train_s, 1), "train_tokens": tokens_done,

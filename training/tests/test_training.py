@@ -330,6 +330,27 @@ def test_interaction_reads_question_and_state_together():
         assert torch.allclose(with_module, model.score(q, o, s, mm, qt), atol=1e-6)
 
 
+def test_cached_lower_layers_give_the_encoders_output():
+    """train.py --cache-below: upper(lower(x, n), n) is the whole encoder, for padded rows too, so a model
+    trained on cached lower states is the model export.py writes."""
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    import torch
+
+    from model import collate
+
+    model = _tiny_model(head="span")
+    torch.nn.init.normal_(model.out.weight, std=0.5)  # an untrained head is near zero: make outputs differ
+    ids, att, pos, mm, qt = collate(_tiny_rows(), 0)
+    with torch.no_grad():
+        whole, _ = model(ids, att, pos, mm, qt)
+        for n in (0, 1, 2):
+            split, _ = model.head_logits(model.upper(model.lower(ids, att, n), att, n), ids, pos, mm, qt)
+            assert torch.allclose(split, whole, atol=1e-5), n
+        model.encoder.encoder.layer[1].output.dense.weight.normal_(std=1.0)  # the check can fail: layers matter
+        moved, _ = model.head_logits(model.upper(model.lower(ids, att, 1), att, 1), ids, pos, mm, qt)
+        assert not torch.allclose(moved, whole, atol=1e-3)
+
+
 @pytest.mark.parametrize("head", ["span", "segment", "segment-interact"])
 def test_rows_independent_of_padding_and_batch(head):
     pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
@@ -421,3 +442,32 @@ def test_a_resumed_run_takes_the_same_steps_as_one_that_never_stopped(tmp_path):
     assert done and resumed.step == whole.step == 8
     for (name, a), (_, b) in zip(whole_model.state_dict().items(), model.state_dict().items()):
         assert torch.equal(a, b), name
+
+
+def test_noul_auc_ranks_with_ties_and_needs_both_answers():
+    pytest.importorskip("torch")  # train.py imports torch
+    from train import noul_auc
+
+    class Row:
+        type = "noul"
+
+        def __init__(self, label):
+            self.label = label
+
+    rows = [Row(1), Row(0), Row(1), Row(0)]
+    assert noul_auc(rows, [[0, 2], [0, 1], [0, 1], [0, 0]]) == 0.875  # one tie between a true and a false row
+    assert noul_auc(rows, [[0, 0], [0, 1], [0, 0], [0, 2]]) == 0.0
+    assert noul_auc(rows[:1], [[0, 1]]) is None
+
+
+def test_calibration_merge_replaces_only_the_given_types():
+    from calibrate import merge
+
+    old = {"temperature": {"noul": {"2": 4.0}, "choice": {"2": 0.5}, "score": {"3-5": 1.7}},
+           "by_language": {"fr": {"noul": {"2": 0.5}, "choice": {"2": 0.5}}, "ja": {"noul": {"2": 2.0}}}}
+    new = {"temperature": {"noul": {"2": 5.0}, "choice": {"2": 1.3}, "score": {"3-5": 5.0}},
+           "by_language": {"en": {"noul": {"2": 5.0}}}}
+    got = merge(old, new, ["noul"])
+    assert got["temperature"] == {"noul": {"2": 5.0}, "choice": {"2": 0.5}, "score": {"3-5": 1.7}}
+    assert got["by_language"] == {"fr": {"choice": {"2": 0.5}}, "en": {"noul": {"2": 5.0}}}  # ja had only noul
+    assert old["temperature"]["noul"] == {"2": 4.0}  # not changed in place
