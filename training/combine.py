@@ -124,7 +124,7 @@ def check(combined: Path, base: Path, noul: Path, rows: int, vocab: int, seed: i
     worst = {"base": 0.0, "noul": 0.0}
     for r in range(rows):
         t, k = int(rng.integers(12, 80)), int(rng.integers(2, 6))
-        ids = rng.integers(1000, vocab, size=(2, t)).astype(np.int64)
+        ids = rng.integers(5, vocab, size=(2, t)).astype(np.int64)
         pos = np.sort(rng.choice(np.arange(3, t - 3), size=(2, k), replace=False), axis=1).astype(np.int64)
         feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "marker_pos": pos,
                  "marker_mask": np.ones((2, k), dtype=bool), "qtype": np.array([r % 3, NOUL], dtype=np.int64)}

@@ -471,3 +471,32 @@ def test_calibration_merge_replaces_only_the_given_types():
     assert got["temperature"] == {"noul": {"2": 5.0}, "choice": {"2": 0.5}, "score": {"3-5": 1.7}}
     assert got["by_language"] == {"fr": {"choice": {"2": 0.5}}, "en": {"noul": {"2": 5.0}}}  # ja had only noul
     assert old["temperature"]["noul"] == {"2": 4.0}  # not changed in place
+
+
+def test_combined_graph_answers_noul_rows_from_the_specialist_and_the_rest_from_the_base(tmp_path):
+    pytest.importorskip("torch")  # the training venv has it (training/requirements.txt); the test venv does not
+    pytest.importorskip("onnxruntime")
+    import numpy as np
+    import torch
+
+    from combine import check, combine_graphs
+    from export import export_graph, ort_session
+    from model import collate
+
+    base, noul = _tiny_model(head="span"), _tiny_model(head="span")
+    torch.nn.init.normal_(base.out.weight, std=0.5)
+    torch.nn.init.normal_(noul.out.weight, std=0.5)
+    noul.encoder.encoder.layer[1].output.dense.weight.data.normal_()  # the two models must differ
+    export_graph(base, tmp_path / "base.onnx")
+    export_graph(noul, tmp_path / "noul.onnx")
+    info = combine_graphs(tmp_path / "base.onnx", tmp_path / "noul.onnx", tmp_path / "both.onnx")
+    assert info["shared_initializers"] > 0  # the untouched encoder weights are stored once
+    feeds = dict(zip(["input_ids", "attention_mask", "marker_pos", "marker_mask", "qtype"],
+                     [t.numpy() for t in collate(_tiny_rows(), 0)]))  # qtypes 0 (choice), 2 (noul), 1 (score)
+    got = ort_session(tmp_path / "both.onnx").run(["logits"], feeds)[0]
+    with torch.no_grad():
+        want_base = base(*collate(_tiny_rows(), 0))[0].numpy()
+        want_noul = noul(*collate(_tiny_rows(), 0))[0].numpy()
+    assert np.allclose(got[[0, 2]], want_base[[0, 2]], atol=1e-4)
+    assert np.allclose(got[1], want_noul[1], atol=1e-4) and not np.allclose(want_noul[1], want_base[1], atol=1e-3)
+    assert max(check(tmp_path / "both.onnx", tmp_path / "base.onnx", tmp_path / "noul.onnx", 4, 200)["max_abs_diff"].values()) < 1e-4
