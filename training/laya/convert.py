@@ -278,6 +278,13 @@ def export(agent, out: Path, external_mb: int) -> Path:
                           "marker_mask": {0: "B", 1: "K"}, "qtype": {0: "B"}, "logits": {0: "B", 1: "K"}, "act_logits": {0: "B"}},
         )
     enc.set_attn_implementation("sdpa")
+    return save_graph(path, out, external_mb)
+
+
+def save_graph(path: Path, out: Path, external_mb: int) -> Path:
+    """Rewrite an exported graph as one file, or with its weights in one external-data file above `external_mb`."""
+    import onnx
+
     model = onnx.load(str(path), load_external_data=True)
     weight_bytes = sum(len(t.raw_data) for t in model.graph.initializer)
     for f in out.iterdir():

@@ -34,7 +34,7 @@ export function importPython(): string {
   return python;
 }
 
-function sh(cmd: string, args: string[]): string {
+export function sh(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' }, maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
