@@ -27,7 +27,6 @@ the graph against the package's own PyTorch scoring). Refusals: exit status 2, `
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -40,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "laya"))
-from convert import INPUTS, Refused, save_graph  # noqa: E402  (the Laya converter's I/O names and writer)
+from convert import INPUTS, Refused, converter_args, run_refusing, save_graph, write_facts  # noqa: E402  (the Laya converter's I/O and steps)
 
 OUTPUTS = ["logits"]
 ENCODERS = ("bert", "xlm-roberta")
@@ -213,49 +212,39 @@ def export(model, out: Path, external_mb: int) -> Path:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--check-rows", type=int, default=48)
-    ap.add_argument("--external-data-mb", type=int, default=1024)
-    ap.add_argument("--seed", type=int, default=22)
-    a = ap.parse_args()
+    a = converter_args(__doc__).parse_args()
+    return run_refusing(lambda: convert(a))
+
+
+def convert(a) -> int:
+    from importlib.metadata import version
+
     src, out = Path(a.src), Path(a.out)
-    try:
-        model, tok, family = load_model(src)
-        out.mkdir(parents=True, exist_ok=True)
-        path = export(model, out, a.external_data_mb)
-        shutil.copyfile(src / "encoder" / "tokenizer.json", out / "tokenizer.json")
-        worst = check(model, tok, path, a.check_rows, a.seed) if a.check_rows > 0 else None
-        if worst is not None and worst > 1e-4:
-            raise Refused(f"the exported graph's probabilities disagree with decima's own scoring by {worst:.2e} (> 1e-4) "
-                          f"on its {a.check_rows} check rows")
-        import decima
-        from importlib.metadata import version
-        cfg = model.cfg
-        facts = {
-            "format": "decima-import/1",
-            "decima_version": version("decima-ai"),
-            "encoder": json.loads((src / "decima.json").read_text()).get("backbone"),
-            "encoder_family": family,
-            "late_interaction": {
-                "max_state_tokens": int(cfg.max_state_tokens), "max_choice_tokens": int(cfg.max_choice_tokens),
-                "state_prefix": cfg.state_prefix, "choice_prefix": cfg.choice_prefix,
-                "question_in_state": bool(cfg.question_in_state), "question_in_choices": bool(cfg.question_in_choices),
-                "choice_fit": bool(cfg.choice_fit),
-            },
-            "temperature": float(cfg.temperature),
-            "special_tokens": {"cls": tok.cls_token, "sep": tok.sep_token, "mask": tok.mask_token or tok.unk_token, "pad": tok.pad_token},
-            "check": {"rows": a.check_rows, "max_abs_prob_diff": worst},
-            "files": sorted(f.name for f in out.iterdir()),
-        }
-        del decima
-        (out / "decima_import.json").write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
-        print(json.dumps(facts))
-        return 0
-    except Refused as e:
-        print(f"refused: {e}", file=sys.stderr)
-        return 2
+    model, tok, family = load_model(src)
+    out.mkdir(parents=True, exist_ok=True)
+    path = export(model, out, a.external_data_mb)
+    shutil.copyfile(src / "encoder" / "tokenizer.json", out / "tokenizer.json")
+    worst = check(model, tok, path, a.check_rows, a.seed) if a.check_rows > 0 else None
+    if worst is not None and worst > 1e-4:
+        raise Refused(f"the exported graph's probabilities disagree with decima's own scoring by {worst:.2e} (> 1e-4) "
+                      f"on its {a.check_rows} check rows")
+    cfg = model.cfg
+    return write_facts(out, "decima_import.json", {
+        "format": "decima-import/1",
+        "decima_version": version("decima-ai"),
+        "encoder": json.loads((src / "decima.json").read_text()).get("backbone"),
+        "encoder_family": family,
+        "late_interaction": {
+            "max_state_tokens": int(cfg.max_state_tokens), "max_choice_tokens": int(cfg.max_choice_tokens),
+            "state_prefix": cfg.state_prefix, "choice_prefix": cfg.choice_prefix,
+            "question_in_state": bool(cfg.question_in_state), "question_in_choices": bool(cfg.question_in_choices),
+            "choice_fit": bool(cfg.choice_fit),
+        },
+        "temperature": float(cfg.temperature),
+        "special_tokens": {"cls": tok.cls_token, "sep": tok.sep_token, "mask": tok.mask_token or tok.unk_token, "pad": tok.pad_token},
+        "check": {"rows": a.check_rows, "max_abs_prob_diff": worst},
+        "files": sorted(f.name for f in out.iterdir()),
+    })
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ export async function importDecimaCheckpoint(opts: ImportOptions): Promise<Impor
   if (missing.length > 0) {
     throw new PullError(`${src}: not a Decima checkpoint folder in PyTorch form: missing ${missing.join(', ')} (decima saves decima.json, head.safetensors, encoder/ with its tokenizer)`);
   }
+  // Decima cuts a longer state at decima.json's max_state_tokens: a larger window would serve states it never read whole
+  if (opts.window !== undefined) throw new PullError(`${src}: --window does not apply to a Decima checkpoint: its state budget is decima.json's max_state_tokens`);
   if (opts.int8) throw new PullError(`${src}: --int8 is not available for Decima checkpoints yet: only the fp32 graph has been checked against decima`);
   const { dir, manifest } = await convertCheckpoint<DecimaFacts>(opts, {
     runtime: 'decima',
@@ -61,13 +63,13 @@ export async function importDecimaCheckpoint(opts: ImportOptions): Promise<Impor
         release_date: new Date(fs.statSync(path.join(src, 'head.safetensors')).mtime).toISOString().slice(0, 10),
         languages,
         // the state side's budget: the longest sequence one encoder pass reads (options have their own)
-        window: opts.window ?? li.max_state_tokens,
+        window: li.max_state_tokens,
         processed_token_cap: opts.processedTokenCap ?? 6000,
         fixture: false,
         files: { model: 'model.onnx', tokenizer: 'tokenizer.json' },
         special_tokens: facts.special_tokens,
         layout: 'late-interaction',
-        late_interaction: { ...li, ...(opts.window ? { max_state_tokens: opts.window } : {}) },
+        late_interaction: li,
         // decima.json's temperature is applied inside the graph, before the ordinal head as Decima does
         calibration: { temperature: {} },
         provenance: {

@@ -11,12 +11,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
 import { ServiceError } from '../../src/errors.js';
 import { engineServing } from '../helpers/checkpoints.js';
+import { modelsCli } from '../helpers/cli.js';
 import { decimaCheckpoint, decimaReference, importedDecima, type DecimaVariant } from '../helpers/decima.js';
+import { testApp } from '../helpers/app.js';
 import { importPython } from '../helpers/laya.js';
 import { requests, SCRIPTS, sourceBodies, type Request } from '../helpers/requests.js';
 
@@ -142,6 +145,39 @@ describe('Decima PyTorch checkpoints imported and served exactly (issue 22, seco
     }
   });
 
+  it('served over HTTP as core-0.3.20: POST /v1/systemone answers as decima does; too long a state is 413, too long an option 422', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-decima-http-'));
+    const dir = path.join(tmp, 'core-0.3.20');
+    fs.cpSync(await importedDecima('v1'), dir, { recursive: true });
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, name: 'core-0.3.20' }));
+    const t = await testApp({ env: { STRUCTQA_ENGLISH_DIR: dir } });
+    try {
+      // the body as a client writes it: integer-like keys out of order and 1.0, which JSON.parse would lose
+      const body = '{"model": "core-0.3.20", "state": {"10": "refund please", "2": 1.0, "order": [7, "late"]}, "questions": {' +
+        '"team": {"type": "choice", "instructions": "Which team?", "criteria": {"billing": "money back", "tech": null, "9": {"x": 2.50}}},' +
+        '"refund": {"type": "noul", "criteria": {"true": "asks for money back"}},' +
+        '"urgency": {"type": "score", "instructions": "How urgent?", "criteria": ["low", "medium", "high"]}}}';
+      const res = await t.app.inject({ method: 'POST', url: '/v1/systemone', payload: body, headers: { ...t.auth, 'content-type': 'application/json' } });
+      assert.equal(res.statusCode, 200, res.body);
+      const got = res.json() as { answers: Record<string, { noul?: number; probabilities?: Record<string, number> }> };
+      const want = decimaReference(decimaCheckpoint('v1'), `[${body}]`)[0]!;
+      const close = (a: number, b: number) => assert.ok(Math.abs(a - b) <= 1e-4 + 5e-5, `${a} vs decima ${b}`); // the wire rounds to 4 decimals
+      ['billing', 'tech', '9'].forEach((k, i) => close(got.answers['team']!.probabilities![k]!, want['team']!.probabilities![i]!));
+      close(got.answers['refund']!.noul!, want['refund']!.probabilities![1]!);
+      ['0', '1', '2'].forEach((k, i) => close(got.answers['urgency']!.probabilities![k]!, want['urgency']!.probabilities![i]!));
+      const long = await t.app.inject({ method: 'POST', url: '/v1/systemone', headers: t.auth,
+        payload: { model: 'core-0.3.20', state: 'refund order late '.repeat(200), questions: { n: { type: 'noul', instructions: 'late' } } } });
+      assert.equal(long.statusCode, 413, long.body);
+      const option = await t.app.inject({ method: 'POST', url: '/v1/systemone', headers: t.auth,
+        payload: { model: 'core-0.3.20', state: 'hi', questions: { c: { type: 'choice', instructions: 'x', criteria: { a: 'refund '.repeat(60), b: null } } } } });
+      assert.equal(option.statusCode, 422, option.body);
+    } finally {
+      await t.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   describe('refusals', () => {
     let tmp: string;
     before(() => {
@@ -160,7 +196,15 @@ describe('Decima PyTorch checkpoints imported and served exactly (issue 22, seco
       fs.writeFileSync(path.join(other, 'encoder', 'config.json'), JSON.stringify({ model_type: 'deberta-v2' }));
       await assert.rejects(importCheckpoint({ src: other, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /model_type 'deberta-v2' is not supported/);
       await assert.rejects(importCheckpoint({ src: decimaCheckpoint('v1'), modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython(), int8: true }), /--int8 is not available for Decima/);
+      await assert.rejects(importCheckpoint({ src: decimaCheckpoint('v1'), modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython(), window: 512 }), /--window does not apply/);
       assert.deepEqual(fs.existsSync(path.join(tmp, 'm')) ? fs.readdirSync(path.join(tmp, 'm')) : [], [], 'nothing left behind');
+    });
+
+    it('the CLI: models import DIR takes a Decima folder to its own importer (and says why it refuses --int8)', async () => {
+      const run = modelsCli(loadConfig({ STRUCTQA_DATA_DIR: tmp, LOG_LEVEL: 'silent' }));
+      const refused = await run('models', 'import', decimaCheckpoint('v1'), '--out', path.join(tmp, 'cli'), '--python', importPython(), '--int8');
+      assert.equal(refused.code, 1);
+      assert.match(refused.err, /structqa models import: .*--int8 is not available for Decima checkpoints yet/);
     });
   });
 });

@@ -10,13 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Command } from 'commander';
-import { registerModelCommands } from '../../src/cli/models.js';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
 import { engineServing } from '../helpers/checkpoints.js';
+import { modelsCli } from '../helpers/cli.js';
 import { importedCheckpoint, importPython, layaCheckpoint, layaReference, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
 import { requests, SCRIPTS, sourceBodies, type Request } from '../helpers/requests.js';
 
@@ -166,17 +165,7 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
 
     it('the CLI: models import DIR tells the user what to install when its Python lacks the tooling, and imports with --python', async () => {
       const config = loadConfig({ STRUCTQA_DATA_DIR: tmp, LOG_LEVEL: 'silent' });
-      const run = async (...args: string[]): Promise<{ out: string; err: string; code: number }> => {
-        const program = new Command().exitOverride();
-        let out = '';
-        let err = '';
-        registerModelCommands(program, config, { env: { STRUCTQA_IMPORT_PYTHON: '/nonexistent/python3' }, out: (x) => (out += x), err: (x) => (err += x) });
-        process.exitCode = 0;
-        await program.parseAsync(['node', 'structqa', ...args]);
-        const code = Number(process.exitCode ?? 0);
-        process.exitCode = 0;
-        return { out, err, code };
-      };
+      const run = modelsCli(config, { STRUCTQA_IMPORT_PYTHON: '/nonexistent/python3' });
       const src = layaCheckpoint('modernbert', 'sequential');
       const missing = await run('models', 'import', src, '--out', path.join(tmp, 'cli'));
       assert.equal(missing.code, 1);

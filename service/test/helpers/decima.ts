@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { importCheckpoint, TRAINING_DIR } from '../../src/checkpoints/import.js';
-import { importPython, sh } from './laya.js';
+import { importPython, runReference, sh } from './laya.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DECIMA_CACHE = path.resolve(here, '../../.cache/decima');
@@ -60,13 +60,5 @@ export interface DecimaAnswer {
 }
 
 export function decimaReference(src: string, requestsJson: string): Record<string, DecimaAnswer>[] {
-  fs.mkdirSync(DECIMA_CACHE, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(DECIMA_CACHE, 'ref-'));
-  try {
-    fs.writeFileSync(path.join(dir, 'requests.json'), requestsJson);
-    sh(importPython(), [path.join(TRAINING_DIR, 'decima', 'reference.py'), '--model', src, '--requests', path.join(dir, 'requests.json'), '--out', path.join(dir, 'answers.json')]);
-    return JSON.parse(fs.readFileSync(path.join(dir, 'answers.json'), 'utf8'));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  return runReference(path.join(TRAINING_DIR, 'decima', 'reference.py'), src, requestsJson, DECIMA_CACHE) as Record<string, DecimaAnswer>[];
 }
