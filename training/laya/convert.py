@@ -278,6 +278,13 @@ def export(agent, out: Path, external_mb: int) -> Path:
                           "marker_mask": {0: "B", 1: "K"}, "qtype": {0: "B"}, "logits": {0: "B", 1: "K"}, "act_logits": {0: "B"}},
         )
     enc.set_attn_implementation("sdpa")
+    return save_graph(path, out, external_mb)
+
+
+def save_graph(path: Path, out: Path, external_mb: int) -> Path:
+    """Rewrite an exported graph as one file, or with its weights in one external-data file above `external_mb`."""
+    import onnx
+
     model = onnx.load(str(path), load_external_data=True)
     weight_bytes = sum(len(t.raw_data) for t in model.graph.initializer)
     for f in out.iterdir():
@@ -292,59 +299,79 @@ def export(agent, out: Path, external_mb: int) -> Path:
     return path
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def converter_args(doc: str) -> argparse.ArgumentParser:
+    """The arguments every family's converter takes (import.ts passes them the same way)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--check-rows", type=int, default=48)
     ap.add_argument("--external-data-mb", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=22)
-    ap.add_argument("--int8", action="store_true", help="also write model.int8.onnx and report its agreement with laya")
-    ap.add_argument("--int8-rows", type=int, default=200)
-    a = ap.parse_args()
-    src, out = Path(a.src), Path(a.out)
+    return ap
+
+
+def write_facts(out: Path, name: str, facts: dict) -> int:
+    """The converter's report, read by import.ts to write the manifest."""
+    (out / name).write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
+    print(json.dumps(facts))
+    return 0
+
+
+def run_refusing(body) -> int:
+    """Exit status 2 and `refused: <what and why>` on stderr for what the importer cannot represent."""
     try:
-        agent, cfg, family = load_agent(src)
-        out.mkdir(parents=True, exist_ok=True)
-        tok_json = src / "tokenizer" / "tokenizer.json"
-        if not tok_json.exists():
-            raise Refused(f"{src}/tokenizer has no tokenizer.json (a fast tokenizer): the engine reads only that format")
-        path = export(agent, out, a.external_data_mb)
-        shutil.copyfile(tok_json, out / "tokenizer.json")
-        worst, worst_p = check(agent, None, path, a.check_rows, a.seed) if a.check_rows > 0 else (None, None)
-        if worst_p is not None and worst_p > 1e-4:
-            raise Refused(f"the exported graph's probabilities disagree with laya's forward by {worst_p:.2e} (> 1e-4) "
-                          f"on its {a.check_rows} check rows (logits by {worst:.2e})")
-        int8 = None
-        if a.int8:
-            int8 = quantize(agent, out, a.int8_rows, a.seed, (out / "model.onnx.data").exists())
-        tok = agent.tok
-        enc_cfg = json.loads((src / "encoder" / "config.json").read_text())
-        vocab = int(enc_cfg.get("vocab_size", 0))
-        multilingual = vocab > 200000 or "mmbert" in str(cfg.get("encoder", "")).lower()
-        facts = {
-            "format": "laya-import/1",
-            "laya_version": __import__("laya").__version__ if hasattr(__import__("laya"), "__version__") else None,
-            "encoder": cfg.get("encoder"),
-            "encoder_family": "mmbert" if multilingual else family,
-            "option_layout": "parallel" if agent.parallel_options else "sequential",
-            "max_len": int(cfg.get("max_len", 512)),
-            "head_max_len": int(cfg.get("head_max_len", 192)),
-            "special_tokens": {"cls": tok.cls_token, "sep": tok.sep_token, "mask": tok.mask_token, "pad": tok.pad_token},
-            "special_ids": {"cls": tok.cls_token_id, "sep": tok.sep_token_id, "mask": tok.mask_token_id, "pad": tok.pad_token_id},
-            "temperature": cfg.get("temperature"),
-            "temperature_by_options": cfg.get("temperature_by_options"),
-            "lang_temperatures": cfg.get("lang_temperatures"),
-            "check": {"rows": a.check_rows, "max_abs_logit_diff": worst, "max_abs_prob_diff": worst_p},
-            "int8": int8,
-            "files": sorted(f.name for f in out.iterdir()),
-        }
-        (out / "laya_import.json").write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
-        print(json.dumps(facts))
-        return 0
+        return body()
     except Refused as e:
         print(f"refused: {e}", file=sys.stderr)
         return 2
+
+
+def main() -> int:
+    ap = converter_args(__doc__)
+    ap.add_argument("--int8", action="store_true", help="also write model.int8.onnx and report its agreement with laya")
+    ap.add_argument("--int8-rows", type=int, default=200)
+    a = ap.parse_args()
+    return run_refusing(lambda: convert(a))
+
+
+def convert(a) -> int:
+    src, out = Path(a.src), Path(a.out)
+    agent, cfg, family = load_agent(src)
+    out.mkdir(parents=True, exist_ok=True)
+    tok_json = src / "tokenizer" / "tokenizer.json"
+    if not tok_json.exists():
+        raise Refused(f"{src}/tokenizer has no tokenizer.json (a fast tokenizer): the engine reads only that format")
+    path = export(agent, out, a.external_data_mb)
+    shutil.copyfile(tok_json, out / "tokenizer.json")
+    worst, worst_p = check(agent, None, path, a.check_rows, a.seed) if a.check_rows > 0 else (None, None)
+    if worst_p is not None and worst_p > 1e-4:
+        raise Refused(f"the exported graph's probabilities disagree with laya's forward by {worst_p:.2e} (> 1e-4) "
+                      f"on its {a.check_rows} check rows (logits by {worst:.2e})")
+    int8 = None
+    if a.int8:
+        int8 = quantize(agent, out, a.int8_rows, a.seed, (out / "model.onnx.data").exists())
+    tok = agent.tok
+    enc_cfg = json.loads((src / "encoder" / "config.json").read_text())
+    vocab = int(enc_cfg.get("vocab_size", 0))
+    multilingual = vocab > 200000 or "mmbert" in str(cfg.get("encoder", "")).lower()
+    facts = {
+        "format": "laya-import/1",
+        "laya_version": __import__("laya").__version__ if hasattr(__import__("laya"), "__version__") else None,
+        "encoder": cfg.get("encoder"),
+        "encoder_family": "mmbert" if multilingual else family,
+        "option_layout": "parallel" if agent.parallel_options else "sequential",
+        "max_len": int(cfg.get("max_len", 512)),
+        "head_max_len": int(cfg.get("head_max_len", 192)),
+        "special_tokens": {"cls": tok.cls_token, "sep": tok.sep_token, "mask": tok.mask_token, "pad": tok.pad_token},
+        "special_ids": {"cls": tok.cls_token_id, "sep": tok.sep_token_id, "mask": tok.mask_token_id, "pad": tok.pad_token_id},
+        "temperature": cfg.get("temperature"),
+        "temperature_by_options": cfg.get("temperature_by_options"),
+        "lang_temperatures": cfg.get("lang_temperatures"),
+        "check": {"rows": a.check_rows, "max_abs_logit_diff": worst, "max_abs_prob_diff": worst_p},
+        "int8": int8,
+        "files": sorted(f.name for f in out.iterdir()),
+    }
+    return write_facts(out, "laya_import.json", facts)
 
 
 if __name__ == "__main__":

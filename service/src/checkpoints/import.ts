@@ -93,12 +93,25 @@ export function installHint(python: string): string {
 }
 
 /** Throws a PullError with the install instructions when `python` cannot import the converter's packages. */
-export function checkPython(python: string): void {
-  const probe = spawnSync(python, ['-c', 'import laya, torch, onnx, onnxruntime, transformers, safetensors'], { encoding: 'utf8' });
+export function checkPython(python: string, runtime = 'laya'): void {
+  const probe = spawnSync(python, ['-c', `import ${runtime}, torch, onnx, onnxruntime, transformers, safetensors`], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     const why = probe.error ? errorText(probe.error) : (probe.stderr.trim().split('\n').pop() ?? `exit ${probe.status}`);
     throw new PullError(`${why}: ${installHint(python)}`);
   }
+}
+
+/**
+ * `structqa models import DIR`: a Decima folder (decima.json + head.safetensors) goes to its own converter
+ * (import-decima.ts), anything else is read as a Laya folder (whose refusal names what is missing).
+ */
+export async function importCheckpoint(opts: ImportOptions): Promise<ImportResult> {
+  const src = path.resolve(opts.src);
+  if (fs.existsSync(path.join(src, 'decima.json'))) {
+    const { importDecimaCheckpoint } = await import('./import-decima.js');
+    return importDecimaCheckpoint(opts);
+  }
+  return importLayaCheckpoint(opts);
 }
 
 export interface ImportResult {
@@ -109,89 +122,127 @@ export interface ImportResult {
 }
 
 export async function importLayaCheckpoint(opts: ImportOptions): Promise<ImportResult> {
-  const log = opts.log ?? (() => {});
   const src = path.resolve(opts.src);
-  if (!NAME_RE.test(opts.name)) throw new PullError(`invalid checkpoint name ${JSON.stringify(opts.name)}: use letters, digits, '.', '_' and '-'`);
   if (!fs.existsSync(src) || !fs.statSync(src).isDirectory()) throw new PullError(`${src}: no such folder`);
   const present = LAYA_PYTORCH_FILES.filter((f) => fs.existsSync(path.join(src, f)));
   const missing = missingLayaFiles(present);
   if (missing.length > 0) {
     throw new PullError(`${src}: not a Laya checkpoint folder in PyTorch form: missing ${missing.join(', ')} (laya saves rl_agent_config.json, model.safetensors, encoder/, tokenizer/)`);
   }
+  const args = ['--check-rows', String(opts.checkRows ?? 48), '--external-data-mb', String(opts.externalDataMb ?? 1024)];
+  if (opts.int8) args.push('--int8', '--int8-rows', String(opts.int8Rows ?? 200));
+  const log = opts.log ?? (() => {});
+  const { dir, manifest, facts } = await convertCheckpoint<ImportFacts>(opts, {
+    runtime: 'laya',
+    converter: CONVERTER,
+    args,
+    factsFile: 'laya_import.json',
+    manifest: async (facts, tmp) => {
+      const config = JSON.parse(await fsp.readFile(path.join(src, 'rl_agent_config.json'), 'utf8')) as LayaConfig;
+      const calibration = calibrationFrom(config);
+      const multilingual = facts.encoder_family === 'mmbert';
+      const languages = opts.languages ?? (multilingual ? ['*'] : ['en']);
+      return {
+        format: 'structqa-checkpoint/1',
+        name: opts.name,
+        version: /(\d+\.\d+\.\d+)$/.exec(opts.name)?.[1] ?? '0.0.0',
+        description:
+          `Laya decision model (${facts.encoder ?? 'unknown encoder'}, ${facts.option_layout} option layout) imported from its PyTorch form ` +
+          `by structqa models import; the graph was checked against laya ${facts.laya_version ?? ''} within ` +
+          `${facts.check.max_abs_prob_diff === null ? '(check skipped)' : facts.check.max_abs_prob_diff.toExponential(1)} in probability.`,
+        release_date: new Date(fs.statSync(path.join(src, 'model.safetensors')).mtime).toISOString().slice(0, 10),
+        languages,
+        window: opts.window ?? facts.max_len,
+        processed_token_cap: opts.processedTokenCap ?? (languages.includes('*') ? 6000 : 3500),
+        fixture: false,
+        files: { model: 'model.onnx', tokenizer: 'tokenizer.json', ...(facts.int8 ? { model_int8: 'model.int8.onnx' } : {}) },
+        special_tokens: facts.special_tokens,
+        calibration: calibration.table,
+        provenance: {
+          source: 'laya-import',
+          src,
+          ...(opts.provenance ?? {}),
+          imported_at: new Date().toISOString(),
+          laya_version: facts.laya_version ?? null,
+          encoder: facts.encoder ?? null,
+          encoder_family: facts.encoder_family,
+          option_layout: facts.option_layout,
+          laya_config: { max_len: facts.max_len, head_max_len: facts.head_max_len },
+          calibration: calibration.source,
+          check: facts.check,
+          ...(facts.int8 ? { int8: facts.int8 } : {}),
+          sha256: await hashFiles(tmp),
+        },
+      };
+    },
+  });
+  if (facts.int8) {
+    log(
+      `int8 (opt-in: STRUCTQA_INT8=${opts.name}): argmax agrees with laya's fp32 on ${(facts.int8.argmax_agreement * 100).toFixed(1)} % of ` +
+        `${facts.int8.rows} rows (one row per run, as the engine runs int8); largest probability difference ${facts.int8.max_abs_prob_diff.toFixed(3)}`,
+    );
+  }
+  return { dir, manifest, ...(facts.int8 ? { int8: facts.int8 } : {}) };
+}
+
+/** What one family's conversion needs: its runtime package, converter script, arguments, facts file and manifest. */
+export interface ConversionSpec<F> {
+  /** The Python package the converter loads the checkpoint with (probed before anything runs). */
+  runtime: string;
+  converter: string;
+  /** Arguments after `--src SRC --out TMP`. */
+  args: string[];
+  /** The converter's report in the output folder. */
+  factsFile: string;
+  /** The manifest from the converter's facts (the output folder's files are final when it is called). */
+  manifest: (facts: F, tmp: string) => Promise<Manifest>;
+}
+
+/**
+ * The steps every family's import shares: check the name and the target, probe the Python, run the
+ * converter into a hidden temporary folder beside the target, write the manifest from its facts, load the
+ * result as the engine will, and only then rename it into place (nothing is left behind on failure).
+ */
+export async function convertCheckpoint<F>(opts: ImportOptions, spec: ConversionSpec<F>): Promise<{ dir: string; manifest: Manifest; facts: F }> {
+  const log = opts.log ?? (() => {});
+  const src = path.resolve(opts.src);
+  if (!NAME_RE.test(opts.name)) throw new PullError(`invalid checkpoint name ${JSON.stringify(opts.name)}: use letters, digits, '.', '_' and '-'`);
   const modelsDir = path.resolve(opts.modelsDir);
   const target = path.join(modelsDir, opts.name);
   if (!opts.force && fs.existsSync(target)) throw new PullError(`${target} already exists; pass --force to replace it`);
-  checkPython(opts.python);
+  checkPython(opts.python, spec.runtime);
 
   await fsp.mkdir(modelsDir, { recursive: true });
   const tmp = path.join(modelsDir, `.${opts.name}.import-${process.pid}-${randomBytes(4).toString('hex')}`);
   await fsp.mkdir(tmp);
   try {
-    log(`converting ${src} with ${opts.python} ${path.relative(process.cwd(), CONVERTER)}`);
-    const args = [CONVERTER, '--src', src, '--out', tmp, '--check-rows', String(opts.checkRows ?? 48), '--external-data-mb', String(opts.externalDataMb ?? 1024)];
-    if (opts.int8) args.push('--int8', '--int8-rows', String(opts.int8Rows ?? 200));
-    const { code, stderr } = await run(opts.python, args, log);
+    log(`converting ${src} with ${opts.python} ${path.relative(process.cwd(), spec.converter)}`);
+    const { code, stderr } = await run(opts.python, [spec.converter, '--src', src, '--out', tmp, ...spec.args], log);
     if (code !== 0) {
       const refused = /^refused: (.*)$/m.exec(stderr)?.[1];
       throw new PullError(refused ? `cannot import ${src}: ${refused}` : `the converter failed (exit ${code}): ${stderr.trim().split('\n').slice(-5).join('\n')}`);
     }
-    const facts = JSON.parse(await fsp.readFile(path.join(tmp, 'laya_import.json'), 'utf8')) as ImportFacts;
-    const config = JSON.parse(await fsp.readFile(path.join(src, 'rl_agent_config.json'), 'utf8')) as LayaConfig;
-    const calibration = calibrationFrom(config);
-    const multilingual = facts.encoder_family === 'mmbert';
-    const languages = opts.languages ?? (multilingual ? ['*'] : ['en']);
-    const files = (await fsp.readdir(tmp)).filter((f) => f !== 'manifest.json').sort();
-    const sha256: Record<string, string> = {};
-    for (const f of files) sha256[f] = await hashFile(path.join(tmp, f));
-    const manifest: Manifest = {
-      format: 'structqa-checkpoint/1',
-      name: opts.name,
-      version: /(\d+\.\d+\.\d+)$/.exec(opts.name)?.[1] ?? '0.0.0',
-      description:
-        `Laya decision model (${facts.encoder ?? 'unknown encoder'}, ${facts.option_layout} option layout) imported from its PyTorch form ` +
-        `by structqa models import; the graph was checked against laya ${facts.laya_version ?? ''} within ` +
-        `${facts.check.max_abs_prob_diff === null ? '(check skipped)' : facts.check.max_abs_prob_diff.toExponential(1)} in probability.`,
-      release_date: new Date(fs.statSync(path.join(src, 'model.safetensors')).mtime).toISOString().slice(0, 10),
-      languages,
-      window: opts.window ?? facts.max_len,
-      processed_token_cap: opts.processedTokenCap ?? (languages.includes('*') ? 6000 : 3500),
-      fixture: false,
-      files: { model: 'model.onnx', tokenizer: 'tokenizer.json', ...(facts.int8 ? { model_int8: 'model.int8.onnx' } : {}) },
-      special_tokens: facts.special_tokens,
-      calibration: calibration.table,
-      provenance: {
-        source: 'laya-import',
-        src,
-        ...(opts.provenance ?? {}),
-        imported_at: new Date().toISOString(),
-        laya_version: facts.laya_version ?? null,
-        encoder: facts.encoder ?? null,
-        encoder_family: facts.encoder_family,
-        option_layout: facts.option_layout,
-        laya_config: { max_len: facts.max_len, head_max_len: facts.head_max_len },
-        calibration: calibration.source,
-        check: facts.check,
-        ...(facts.int8 ? { int8: facts.int8 } : {}),
-        sha256,
-      },
-    };
+    const facts = JSON.parse(await fsp.readFile(path.join(tmp, spec.factsFile), 'utf8')) as F;
+    const manifest = await spec.manifest(facts, tmp);
     await fsp.writeFile(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
     readManifest(tmp);
-    if (facts.int8) {
-      log(
-        `int8 (opt-in: STRUCTQA_INT8=${opts.name}): argmax agrees with laya's fp32 on ${(facts.int8.argmax_agreement * 100).toFixed(1)} % of ` +
-          `${facts.int8.rows} rows (one row per run, as the engine runs int8); largest probability difference ${facts.int8.max_abs_prob_diff.toFixed(3)}`,
-      );
-    }
     log('checking the tokenizer and the graph');
     await verifyCheckpoint(tmp, manifest);
     await moveIntoPlace(tmp, target, opts.force ?? false);
     log(`imported ${src} into ${target}`);
-    return { dir: target, manifest, ...(facts.int8 ? { int8: facts.int8 } : {}) };
+    return { dir: target, manifest, facts };
   } catch (e) {
     await fsp.rm(tmp, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** sha256 of every file the converter wrote (the manifest is written after). */
+export async function hashFiles(dir: string): Promise<Record<string, string>> {
+  const files = (await fsp.readdir(dir)).filter((f) => f !== 'manifest.json').sort();
+  const sha256: Record<string, string> = {};
+  for (const f of files) sha256[f] = await hashFile(path.join(dir, f));
+  return sha256;
 }
 
 function run(cmd: string, args: string[], log: (line: string) => void): Promise<{ code: number; stderr: string }> {

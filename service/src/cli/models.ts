@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { DEFAULT_HUB_ENDPOINT, PullError, pullCheckpoint } from '../checkpoints/pull.js';
-import { importLayaCheckpoint } from '../checkpoints/import.js';
+import { importCheckpoint } from '../checkpoints/import.js';
 import path from 'node:path';
 
 type Env = Record<string, string | undefined>;
@@ -102,8 +102,8 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     });
   models
     .command('import')
-    .description("Convert a Laya checkpoint folder in PyTorch form (rl_agent_config.json, model.safetensors, encoder/, tokenizer/) into a checkpoint the engine serves.")
-    .argument('<dir>', 'the Laya checkpoint folder')
+    .description("Convert a Laya (rl_agent_config.json, model.safetensors, encoder/, tokenizer/) or Decima (decima.json, head.safetensors, encoder/) checkpoint folder in PyTorch form into a checkpoint the engine serves.")
+    .argument('<dir>', 'the Laya or Decima checkpoint folder')
     .option('--name <name>', 'checkpoint name and folder (default: the folder name)')
     .option('--out <dir>', 'models folder', config.models.dir)
     .option('--languages <codes>', 'comma-separated ISO 639-1 codes, or * (default: * for mmBERT, else en)')
@@ -115,7 +115,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--int8', "also write an int8 graph (opt-in per checkpoint with STRUCTQA_INT8) and report its agreement with laya's fp32")
     .action(async (dir: string, opts: ImportFlags) => {
       try {
-        const result = await importLayaCheckpoint({
+        const result = await importCheckpoint({
           src: dir,
           modelsDir: opts.out,
           name: opts.name ?? path.basename(path.resolve(dir)),

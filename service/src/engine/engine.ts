@@ -9,6 +9,7 @@ import { Starting } from '../errors.js';
 import type { BatcherOptions, BatchStats } from './batcher.js';
 import { softmax, temperatureFor, toAnswer, type Answer } from './calibrate.js';
 import { Checkpoint } from './checkpoint.js';
+import { layOutLate } from './late-layout.js';
 import { layOut, tokenizeState, type LaidOutCall } from './layout.js';
 import type { Question } from './render.js';
 import type { CallTiming } from './timing.js';
@@ -111,6 +112,15 @@ export class Engine {
   /** One short and one full-window row on each session (every lane, wide, inline), so the first real call does not pay for lazy initialisation. */
   private async warm(checkpoint: Checkpoint): Promise<void> {
     const question: Question = { type: 'noul', instructions: 'warm-up' };
+    if (checkpoint.manifest.layout === 'late-interaction') {
+      // one short row per session: its rows are built from text (late-layout.ts), not from a head
+      const { rows } = await layOutLate(checkpoint, ['w'], [question], 'warm-up');
+      const { backend } = checkpoint;
+      await Promise.all(Array.from({ length: backend.lanes }, () => backend.run(rows)));
+      if (backend.lanes > 1) await backend.run(rows, { wide: true });
+      await backend.runInline?.(rows);
+      return;
+    }
     const [head] = await checkpoint.questionHeads([question]);
     const room = checkpoint.manifest.window - 1 - head!.ids.length;
     for (const length of [8, room]) {
@@ -144,6 +154,9 @@ export class Engine {
     const checkpoint = this.checkpoint(checkpointName);
     const names = Object.keys(questions);
     const list = names.map((n) => questions[n]!);
+    if (checkpoint.manifest.layout === 'late-interaction') {
+      return { checkpoint, names, questions: list, laidOut: await layOutLate(checkpoint, names, list, state) };
+    }
     const [heads, stateIds] = await Promise.all([
       checkpoint.questionHeads(list),
       tokenizeState(checkpoint.tokenizer, state),

@@ -10,145 +10,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Command } from 'commander';
-import { registerModelCommands } from '../../src/cli/models.js';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
 import { engineServing } from '../helpers/checkpoints.js';
+import { modelsCli } from '../helpers/cli.js';
 import { importedCheckpoint, importPython, layaCheckpoint, layaReference, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
+import { requests, SCRIPTS, sourceBodies, type Request } from '../helpers/requests.js';
 
 const TOLERANCE = 1e-4;
-
-/** sfc32: a small seeded generator, so every run sends the same requests. */
-function rng(seed: number): () => number {
-  let a = seed, b = seed ^ 0x9e3779b9, c = seed ^ 0x85ebca6b, d = 1;
-  return () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
-}
-
-const ENGLISH = ['refund', 'order', 'late', 'angry', 'happy', 'billing', 'the', 'customer', 'asks', 'for', 'a', 'delivery', 'invoice', 'payment', 'failed', 'support', 'slow', 'price'];
-const SCRIPTS: Record<string, string[]> = {
-  cyrillic: ['заказ', 'доставка', 'возврат', 'клиент', 'недоволен', 'оплата'],
-  greek: ['παράδοση', 'πελάτης', 'επιστροφή', 'χρημάτων', 'παραγγελία'],
-  arabic: ['الطلب', 'العميل', 'استرداد', 'المبلغ', 'تأخر'],
-  devanagari: ['ग्राहक', 'ऑर्डर', 'देरी', 'पैसे', 'वापस'],
-  han: ['顾客', '订单', '延迟', '退款', '邮件'],
-  kana: ['お客様', '注文', '返金', 'すぐに', '返信'],
-  hangul: ['고객이', '주문', '지연', '환불을', '요청'],
-  thai: ['ลูกค้า', 'การจัดส่ง', 'ล่าช้า', 'เงินคืน'],
-};
-const ODD = ['"quoted"', 'back\\slash', 'tab\there', 'line\nbreak', '😀', 'naïve café', '{not json}', '  spaced  '];
-
-interface Request {
-  state: unknown;
-  questions: Record<string, Question>;
-}
-
-/** Varied System One requests: all three types, text and JSON states, 2–40 options. */
-function requests(count: number, seed: number, scripts: string[], mask: string): Request[] {
-  const r = rng(seed);
-  const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-  const words = (): string[] => (scripts.length === 0 || r() < 0.4 ? ENGLISH : SCRIPTS[pick(scripts)]!);
-  const text = (n: number): string => {
-    const w = words();
-    const parts = Array.from({ length: int(1, n) }, () => pick(w));
-    if (r() < 0.15) parts.push(pick(ODD));
-    if (r() < 0.05) parts.push(mask);
-    return parts.join(' ');
-  };
-  const number = (): number => pick([0.25, -3.75, 12.5, 7, 0, 42, 1234567, 0.001, 2.5e-3]);
-  const json = (depth: number): unknown => {
-    const kind = int(0, depth > 1 ? 2 : 4);
-    if (kind === 0) return text(3);
-    if (kind === 1) return number();
-    if (kind === 2) return pick([true, false, null]);
-    if (kind === 3) return Array.from({ length: int(0, 3) }, () => json(depth + 1));
-    const o: Record<string, unknown> = {};
-    for (let i = int(1, 3); i > 0; i--) o[`${pick(ENGLISH)}_${i}`] = json(depth + 1);
-    return o;
-  };
-  const description = (): unknown => {
-    const x = r();
-    if (x < 0.55) return text(4);
-    if (x < 0.7) return null;
-    if (x < 0.8) return '';
-    if (x < 0.9) return { detail: text(1), weight: number() };
-    return [text(1), number()];
-  };
-  const out: Request[] = [];
-  for (let i = 0; i < count; i++) {
-    const questions: Record<string, Question> = {};
-    for (let q = int(1, 3); q > 0; q--) {
-      const type = (['choice', 'score', 'noul'] as const)[(i + q) % 3]!;
-      const instructions = r() < 0.8 ? text(10) : { task: text(4), strict: r() < 0.5, level: number() };
-      if (type === 'choice') {
-        const n = r() < 0.25 ? int(11, 40) : int(2, 10);
-        const criteria: Record<string, unknown> = {};
-        // many options: short names alone and short instructions, so the question stays inside laya's
-        // 192-token head budget (laya cuts beyond it; the engine does not)
-        for (let k = 0; k < n; k++) criteria[n > 10 ? `${'abcdefghij'[k % 10]}${'xyzw'[Math.floor(k / 10)]}` : `${pick(words())} ${k}`] = n > 10 ? null : description();
-        questions[`q${q}`] = { type, instructions: n > 10 ? pick(ENGLISH) : instructions, criteria } as Question;
-      } else if (type === 'score') {
-        const criteria = Array.from({ length: int(2, 10) }, () => (r() < 0.85 ? text(3) : { level: text(2) }));
-        questions[`q${q}`] = { type, instructions, criteria } as Question;
-      } else {
-        const x = r();
-        const criteria = x < 0.3 ? undefined : x < 0.4 ? null : { true: description(), false: description() };
-        questions[`q${q}`] = { type, instructions, ...(criteria === undefined ? {} : { criteria }) } as Question;
-      }
-    }
-    const state = r() < 0.6 ? text(60) : json(0);
-    out.push({ state, questions });
-  }
-  return out;
-}
-
-/**
- * Request bodies as a client may write them, where JavaScript's JSON.parse loses what the text depends
- * on: integer-like keys out of numeric order, `1.0`, `-0.0`, `1e-7`, `1E5`, `2.50`, `1e16`, 20-digit
- * integers, noul criteria keys in capitals, empty and null score levels.
- */
-function sourceBodies(count: number, seed: number): string[] {
-  const r = rng(seed);
-  const pick = <T,>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const NUMBERS = ['1.0', '-0.0', '1e-7', '1E5', '2.50', '1e16', '12345678901234567890', '0.1', '100', '-0', '3.14159265358979323846', '0.0001', '1.5e300', '123456789.125'];
-  const KEYS = ['10', '2', '0', '007', 'b', 'a', '1', '3', 'z9', '42'];
-  const str = (s: string): string => JSON.stringify(s);
-  const value = (depth: number): string => {
-    const k = Math.floor(r() * (depth > 1 ? 3 : 5));
-    if (k === 0) return pick(NUMBERS);
-    if (k === 1) return str(pick(ENGLISH));
-    if (k === 2) return pick(['true', 'null', '"x\\ty"']);
-    if (k === 3) return `[${Array.from({ length: 1 + Math.floor(r() * 3) }, () => value(depth + 1)).join(',')}]`;
-    return object(depth + 1);
-  };
-  const object = (depth: number): string => {
-    const keys = [...new Set(Array.from({ length: 1 + Math.floor(r() * 4) }, () => pick(KEYS)))];
-    return `{${keys.map((key) => `${str(key)}: ${value(depth)}`).join(', ')}}`;
-  };
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const choiceKeys = [...new Set(Array.from({ length: 2 + Math.floor(r() * 5) }, () => pick(KEYS)))];
-    if (choiceKeys.length < 2) choiceKeys.push('other');
-    const choice = `{"type": "choice", "instructions": ${r() < 0.5 ? object(1) : str(pick(ENGLISH))}, "criteria": {${choiceKeys.map((key) => `${str(key)}: ${pick(['null', '""', str(pick(ENGLISH)), object(2)])}`).join(', ')}}}`;
-    const score = `{"type": "score", "instructions": "rate it", "criteria": [${Array.from({ length: 2 + Math.floor(r() * 3) }, () => pick(['null', '""', str(pick(ENGLISH)), object(2), `[${pick(NUMBERS)}]`])).join(', ')}]}`;
-    const noul = `{"type": "noul", "instructions": ${object(1)}, "criteria": {${pick(['"True"', '"true"', '"TRUE"'])}: ${str(pick(ENGLISH))}, ${pick(['"False"', '"false"'])}: ${object(2)}}}`;
-    const state = r() < 0.7 ? object(0) : `[${value(1)}, ${value(1)}]`;
-    out.push(`{"state": ${state}, "questions": {"c": ${choice}, "s": ${score}, "n": ${noul}}}`);
-  }
-  return out;
-}
 
 async function compare(
   family: LayaFamily,
@@ -294,17 +165,7 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
 
     it('the CLI: models import DIR tells the user what to install when its Python lacks the tooling, and imports with --python', async () => {
       const config = loadConfig({ STRUCTQA_DATA_DIR: tmp, LOG_LEVEL: 'silent' });
-      const run = async (...args: string[]): Promise<{ out: string; err: string; code: number }> => {
-        const program = new Command().exitOverride();
-        let out = '';
-        let err = '';
-        registerModelCommands(program, config, { env: { STRUCTQA_IMPORT_PYTHON: '/nonexistent/python3' }, out: (x) => (out += x), err: (x) => (err += x) });
-        process.exitCode = 0;
-        await program.parseAsync(['node', 'structqa', ...args]);
-        const code = Number(process.exitCode ?? 0);
-        process.exitCode = 0;
-        return { out, err, code };
-      };
+      const run = modelsCli(config, { STRUCTQA_IMPORT_PYTHON: '/nonexistent/python3' });
       const src = layaCheckpoint('modernbert', 'sequential');
       const missing = await run('models', 'import', src, '--out', path.join(tmp, 'cli'));
       assert.equal(missing.code, 1);

@@ -11,9 +11,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Command } from 'commander';
 import { PullError, pullCheckpoint } from '../../src/checkpoints/pull.js';
-import { registerModelCommands } from '../../src/cli/models.js';
+import { modelsCli } from '../helpers/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import type { Question } from '../../src/engine/render.js';
@@ -329,17 +328,7 @@ describe('structqa models pull (stand-in hub)', () => {
   it('the CLI: models pull REPO --endpoint URL --out DIR --name NAME; refuses to overwrite without --force', async () => {
     const dir = modelsDir();
     const config = loadConfig({ STRUCTQA_DATA_DIR: path.dirname(dir), LOG_LEVEL: 'silent' });
-    const run = async (...args: string[]): Promise<{ out: string; err: string; code: number }> => {
-      const program = new Command().exitOverride();
-      let out = '';
-      let err = '';
-      registerModelCommands(program, config, { env: { STRUCTQA_HUB_ENDPOINT: hub.endpoint }, out: (s) => (out += s), err: (s) => (err += s) });
-      process.exitCode = 0;
-      await program.parseAsync(['node', 'structqa', ...args]);
-      const code = Number(process.exitCode ?? 0);
-      process.exitCode = 0;
-      return { out, err, code };
-    };
+    const run = modelsCli(config, { STRUCTQA_HUB_ENDPOINT: hub.endpoint });
     const first = await run('models', 'pull', 'acme/laya', '--name', 'laya-en', '--no-check');
     assert.equal(first.code, 0, first.err);
     assert.equal(first.out, `${path.join(dir, 'laya-en')}\n`, 'default --out is the configured models folder; endpoint from the environment');

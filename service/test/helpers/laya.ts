@@ -34,7 +34,7 @@ export function importPython(): string {
   return python;
 }
 
-function sh(cmd: string, args: string[]): string {
+export function sh(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, HF_HUB_OFFLINE: '1' }, maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout;
@@ -85,11 +85,16 @@ export interface LayaAnswer {
 }
 
 export function layaReference(src: string, requestsJson: string): Record<string, LayaAnswer>[] {
-  fs.mkdirSync(LAYA_CACHE, { recursive: true });
-  const dir = fs.mkdtempSync(path.join(LAYA_CACHE, 'ref-'));
+  return runReference(path.join(TRAINING_DIR, 'laya', 'reference.py'), src, requestsJson, LAYA_CACHE) as Record<string, LayaAnswer>[];
+}
+
+/** Run a family's reference script (`--model SRC --requests FILE --out FILE`) on the requests and read its answers. */
+export function runReference(script: string, src: string, requestsJson: string, cacheDir: string): unknown {
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const dir = fs.mkdtempSync(path.join(cacheDir, 'ref-'));
   try {
     fs.writeFileSync(path.join(dir, 'requests.json'), requestsJson);
-    sh(importPython(), [path.join(TRAINING_DIR, 'laya', 'reference.py'), '--model', src, '--requests', path.join(dir, 'requests.json'), '--out', path.join(dir, 'answers.json')]);
+    sh(importPython(), [script, '--model', src, '--requests', path.join(dir, 'requests.json'), '--out', path.join(dir, 'answers.json')]);
     return JSON.parse(fs.readFileSync(path.join(dir, 'answers.json'), 'utf8'));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
