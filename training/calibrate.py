@@ -202,18 +202,19 @@ def main(argv=None) -> int:
     if not fit_rows:
         ap.error(f"{logits}: no {args.rows} rows (dev logits written before the handwritten flag?)")
     cal = calibrate(fit_rows, args.min_items)
+    if args.apply:  # the manifest's table with the fitted types replaced is what gets reported and served
+        path = args.apply / "manifest.json"
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        types = args.types.split(",")
+        cal = merge(manifest.get("calibration", {"temperature": {}}), cal, types)
+        manifest["calibration"] = cal
+        manifest.setdefault("provenance", {}).setdefault("calibration", {}).update(
+            {t: {"fitted_on": args.rows, "dev_rows": sum(r["type"] == t for r in fit_rows)} for t in types})
+        path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
     out = {"calibration": cal, "fitted_on": args.rows, "report": report(rows, cal),
            "report_handwritten": report([r for r in rows if r.get("handwritten")], cal),
            "dev_rows": len(rows), "fit_rows": len(fit_rows), "min_items": args.min_items}
     out_file.write_text(json.dumps(out, indent=1))
-    if args.apply:
-        path = args.apply / "manifest.json"
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        types = args.types.split(",")
-        manifest["calibration"] = merge(manifest.get("calibration", {"temperature": {}}), cal, types)
-        manifest.setdefault("provenance", {}).setdefault("calibration", {}).update(
-            {t: {"fitted_on": args.rows, "dev_rows": sum(r["type"] == t for r in fit_rows)} for t in types})
-        path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
     print(json.dumps(out, indent=1))
     return 0
 
