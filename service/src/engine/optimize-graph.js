@@ -15,9 +15,6 @@ await ort.InferenceSession.create(input, {
   extra: {
     session: {
       disable_prepacking: '1',
-      // Fold DequantizeLinear of int8-stored weights (the bundled multilingual graph) into fp32 weights in
-      // the file: left in the graph, every run de-quantises them again into each session's arena.
-      disable_quant_qdq: '1',
       optimized_model_external_initializers_file_name: `${path.basename(output)}.data`,
       optimized_model_external_initializers_min_size_in_bytes: '1024',
     },
