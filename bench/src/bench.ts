@@ -10,7 +10,8 @@
  *
  * DIR is any checkpoint folder (a trained one, for example); it is served as the English checkpoint.
  * `--int8` serves and runs raw its int8 graph (one row per run, as the engine runs int8). `--sweep`: the
- * raw batch sizes (a large graph takes seconds per 64-row run). A call refused with 529 (the queue
+ * raw batch sizes (a large graph takes seconds per 64-row run); `--many-samples 0` skips the 32-question
+ * call and the processed-token cap (minutes per call for a large graph on two cores). A call refused with 529 (the queue
  * bound, STRUCTQA_QUEUE_MAX_WAIT_MS) is retried after its Retry-After, as a client would, and counted.
  * The client is a keep-alive `node:http` agent, the leanest HTTP client Node has, so that what the
  * latency table adds over the model is the service's time, not the client's.
@@ -47,6 +48,7 @@ const { values: args } = parseArgs({
     compare: { type: 'string' },
     int8: { type: 'boolean', default: false },
     sweep: { type: 'string', default: '1,2,4,8,16,32,64' },
+    'many-samples': { type: 'string' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -184,8 +186,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < 1000; i++) await routeAndTokenize(i);
   const backToBack: (readonly [number, number])[] = [];
   const afterRun: (readonly [number, number])[] = [];
-  for (let i = 0; i < 300; i++) backToBack.push(await routeAndTokenize(2000 + i));
-  for (let i = 0; i < 300; i++) {
+  // as many samples as the latency table takes, at most 300 (each is a model run: seconds on a large graph)
+  const coldSamples = Math.min(300, 3 * Number(args['latency-samples']));
+  for (let i = 0; i < coldSamples; i++) backToBack.push(await routeAndTokenize(2000 + i));
+  for (let i = 0; i < coldSamples; i++) {
     await runRaw([oneRow]);
     afterRun.push(await routeAndTokenize(3000 + i));
   }
@@ -312,8 +316,9 @@ async function main(): Promise<void> {
       const rawAfter = await rawAsServiceRuns();
       throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2, other: otherRowsPerSec, refused: refusals() - refusedBefore });
     }
-    if (other) await callsPerSec(4, () => other.call(state32, manyQuestions));
-    const capCallsPerSec = await callsPerSec(4, () => call(state32, manyQuestions));
+    const manySamples = args['many-samples'] === undefined ? Math.max(5, Number(args['latency-samples']) / 4) : Number(args['many-samples']);
+    if (other && manySamples > 0) await callsPerSec(4, () => other.call(state32, manyQuestions));
+    const capCallsPerSec = manySamples > 0 ? await callsPerSec(4, () => call(state32, manyQuestions)) : NaN;
 
     // Latency last, on a warm server: thousands of calls above have let V8 optimise the request path,
     // as in a service that has been up for a while (the raw session is just as warm).
@@ -339,14 +344,14 @@ async function main(): Promise<void> {
       phases1.push({ ...phases, outside: took - (phases.total ?? 0) });
       if (other && i % 2 === 0) http1Other.push((await other.call(s, { q: noul })).ms);
     }
-    for (let i = 0; i < Math.max(5, samples / 4); i++) {
+    for (let i = 0; i < manySamples; i++) {
       model32.push(await timeRaw(rows32));
       http32.push((await call(state32, manyQuestions)).ms);
     }
     // The floor under `outside`: a GET /livez (no auth, no body, no model) right after a model run,
     // when both processes' caches hold the model's data rather than the HTTP path's.
     const floor: number[] = [];
-    for (let i = 0; i < Math.max(20, samples / 2); i++) {
+    for (let i = 0; i < Math.min(Math.max(20, samples / 2), 2 * samples); i++) {
       await timeRaw([oneRow]);
       floor.push(await timeGet(`${url}/livez`));
     }
@@ -389,7 +394,7 @@ async function main(): Promise<void> {
     if (other) {
       console.log(`| 1 question, ${compareLabel} (beside it) | ${ms(percentile(model1, 50))} | ${ms(percentile(http1Other, 50))} | ${ms(percentile(http1Other, 99))} | ${ms(percentile(http1Other, 50) - percentile(model1, 50))} |`);
     }
-    console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
+    if (manySamples > 0) console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
     printPhases(phases1, http1);
     console.log(`HTTP floor: GET /livez right after a model run, p50 ${ms(percentile(floor, 50))} (part of every call's \`outside\`)`);
     const step = (xs: (readonly [number, number])[], k: 0 | 1) => percentile(xs.map((x) => x[k]), 50);
@@ -400,7 +405,7 @@ async function main(): Promise<void> {
         `(×${((routeCold + tokenizeCold) / (route + tokenize)).toFixed(1)}; p50, in the bench process)`,
     );
     const rawCapCallsPerSec = 1000 / percentile(model32, 50);
-    console.log(
+    if (manySamples > 0) console.log(
       `\nat the processed-token cap (${cap}): 32-question calls costing ${cost32} processed tokens, 4 clients: ` +
         `${capCallsPerSec.toFixed(2)} calls/s = ${(capCallsPerSec * cost32).toFixed(0)} processed tokens/s ` +
         `(raw, one call after another: ${rawCapCallsPerSec.toFixed(2)} calls/s; ratio ${(capCallsPerSec / rawCapCallsPerSec).toFixed(2)})`,

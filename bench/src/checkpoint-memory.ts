@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, usableCores } from '../../service/src/config.js';
+import { graphBytes } from '../../service/src/engine/checkpoint.js';
 import { Engine } from '../../service/src/engine/engine.js';
 import { readManifest } from '../../service/src/engine/manifest.js';
 import type { Question } from '../../service/src/engine/render.js';
@@ -32,8 +33,7 @@ const status = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)
 
 // Proportional set size: a page mapped by n sessions counts 1/n in each, so shared weights count once.
 const pss = (): number => Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/smaps_rollup', 'utf8'))?.[1] ?? 0) * 1024;
-const graphFiles = [manifest.files.model, ...fs.readdirSync(dir).filter((f) => f.startsWith(`${manifest.files.model}.`) || f.endsWith('.onnx.data'))];
-const graph = (args.int8 ? [manifest.files.model_int8!] : [...new Set(graphFiles)]).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+const graph = graphBytes(dir, args.int8 ? manifest.files.model_int8! : manifest.files.model);
 const before = process.memoryUsage().rss;
 const lanes = args.lanes ? Number(args.lanes) : defaults.lanes;
 const inlineMaxTokens = args['inline-max-tokens'] ? Number(args['inline-max-tokens']) : defaults.inlineMaxTokens;

@@ -19,15 +19,17 @@ import ort from 'onnxruntime-node';
 
 const OPTIMIZER = fileURLToPath(new URL('./optimize-graph.js', import.meta.url));
 
-/** The cached copy's path for this graph: keyed by the graph file's identity and the runtime's version. */
+/**
+ * The cached copy's path for this graph: keyed by the graph file's identity (device, inode, size, mtime:
+ * a folder moved into place keeps its copy, a file written anew gets a new one) and the runtime's version.
+ */
 export function sessionGraphPath(modelPath: string, cacheDir: string): string {
-  const real = fs.realpathSync(modelPath);
-  const stat = fs.statSync(real);
+  const stat = fs.statSync(modelPath);
   const key = createHash('sha256')
-    .update(JSON.stringify([real, stat.size, stat.mtimeMs, stat.ino, ort.env.versions.common, 'extended']))
+    .update(JSON.stringify([stat.dev, stat.ino, stat.size, stat.mtimeMs, ort.env.versions.common, 'extended']))
     .digest('hex')
     .slice(0, 16);
-  return path.join(cacheDir, `${path.basename(real, '.onnx')}-${key}`, 'model.onnx');
+  return path.join(cacheDir, `${path.basename(modelPath, '.onnx')}-${key}`, 'model.onnx');
 }
 
 /**
