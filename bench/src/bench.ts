@@ -239,7 +239,13 @@ async function main(): Promise<void> {
     /** One call, retried after its Retry-After while the server answers 529 (each refusal counted). */
     const call = async (s: string, qs: Record<string, Question>): Promise<{ ms: number; phases: Record<string, number> }> => {
       for (let attempt = 0; ; attempt++) {
-        const r = await attemptCall(s, qs);
+        const r = await attemptCall(s, qs).catch((e: Error & { code?: string; reused?: boolean }) => {
+          // A keep-alive socket the server closed while this client was idle (the raw sweep of a large graph
+          // takes longer than the server's keep-alive timeout): the request never reached it, so send it again.
+          if (e.code === 'ECONNRESET' && e.reused && attempt < 3) return undefined;
+          throw e;
+        });
+        if (r === undefined) continue;
         if (r.status === 200) return r;
         if (r.status !== 529 || attempt >= 20) throw new Error(`HTTP ${r.status}`);
         refused++;
@@ -262,7 +268,7 @@ async function main(): Promise<void> {
             });
           },
         );
-        req.on('error', reject);
+        req.on('error', (e: Error & { reused?: boolean }) => reject(Object.assign(e, { reused: req.reusedSocket })));
         req.end(body);
       });
     return { child, url, call, refusals: () => refused };
