@@ -6,9 +6,13 @@
  * machines — read the ratios.
  *
  *   npm run bench -- [--checkpoint fixture-en|fixture-tiny|DIR] [--seconds 8] [--state-words 90]
- *                    [--compare STRUCTQA_NAME=VALUE,… | none]
+ *                    [--compare STRUCTQA_NAME=VALUE,… | none] [--int8] [--sweep 1,2,4,8,16,32,64]
  *
  * DIR is any checkpoint folder (a trained one, for example); it is served as the English checkpoint.
+ * `--int8` serves and runs raw its int8 graph (one row per run, as the engine runs int8). `--sweep`: the
+ * raw batch sizes (a large graph takes seconds per 64-row run); `--many-samples 0` skips the 32-question
+ * call and the processed-token cap (minutes per call for a large graph on two cores). A call refused with 529 (the queue
+ * bound, STRUCTQA_QUEUE_MAX_WAIT_MS) is retried after its Retry-After, as a client would, and counted.
  * The client is a keep-alive `node:http` agent, the leanest HTTP client Node has, so that what the
  * latency table adds over the model is the service's time, not the client's.
  */
@@ -24,6 +28,7 @@ import { loadConfig, usableCores } from '../../service/src/config.js';
 import ort from 'onnxruntime-node';
 import { pack, sessionOptions } from '../../service/src/engine/backend.js';
 import { Checkpoint } from '../../service/src/engine/checkpoint.js';
+import { sessionGraph } from '../../service/src/engine/session-graph.js';
 import { layOut, tokenizeState, type Row } from '../../service/src/engine/layout.js';
 import { parseServerTiming } from '../../service/src/engine/timing.js';
 import { detectLanguage } from '../../service/src/routing/language.js';
@@ -31,6 +36,7 @@ import type { Question } from '../../service/src/engine/render.js';
 import { buildFixture, ensureFixtures } from '../../service/src/fixtures/index.js';
 import { rowCycle } from './call-rows.js';
 import { compareSettings } from './compare.js';
+import { retryDelay } from './retry.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
@@ -40,6 +46,9 @@ const { values: args } = parseArgs({
     'state-words': { type: 'string', default: '90' },
     'latency-samples': { type: 'string', default: '100' },
     compare: { type: 'string' },
+    int8: { type: 'boolean', default: false },
+    sweep: { type: 'string', default: '1,2,4,8,16,32,64' },
+    'many-samples': { type: 'string' },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -48,6 +57,10 @@ const BIN = path.resolve(here, '../../service/bin/structqa.js');
 const threads = usableCores();
 // The server below inherits this environment, so its batcher settings are these.
 const batching = loadConfig(process.env).engine;
+// The servers and the raw sessions share one cache of the shared-weights copies (made once per graph).
+const sharedWeightsDir = batching.sharedWeightsDir === undefined ? undefined : (process.env.STRUCTQA_SHARED_WEIGHTS_DIR ?? path.resolve(here, '../../service/.cache/ort-cache'));
+const memory = { arena: batching.ortArena, prepack: batching.ortPrepack };
+const int8 = args.int8!;
 
 const WORDS = 'the customer wrote that their order arrived late and the package was damaged so they want a refund or a replacement as soon as possible because the item was a gift'.split(' ');
 function state(words: number, salt: number): string {
@@ -82,12 +95,17 @@ async function main(): Promise<void> {
   // ---- raw ONNX Runtime on the same rows the HTTP calls produce
   const { lanes } = batching;
   const probe = await Checkpoint.load(dir, {
-    int8: false,
+    int8,
     threads,
     lanes,
+    singleSessionAboveMiB: batching.singleSessionAboveMiB,
+    sharedWeightsDir,
+    memory,
     batcher: { tokenBudget: batching.batchTokenBudget, maxRows: batching.batchMaxRows, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
   });
   const m = probe.manifest;
+  // The layout the service gives this graph (one lane when it is above STRUCTQA_SINGLE_SESSION_ABOVE_MB).
+  const serviceLanes = probe.backend.lanes;
   const limits = { model: m.name, window: m.window, processedTokenCap: Number.MAX_SAFE_INTEGER };
   const rowFor = async (s: string, qs: Record<string, Question>): Promise<Row[]> => {
     const heads = await probe.questionHeads(Object.values(qs));
@@ -104,12 +122,14 @@ async function main(): Promise<void> {
   const tokensPerRow = callRows.reduce((sum, r) => sum + r.ids.length, 0) / callRows.length;
   const callBatch = rowCycle(callRows);
   // raw: a plain ONNX Runtime session in this process, same graph and thread settings as the service
-  const session = await ort.InferenceSession.create(path.join(dir, m.files.model), sessionOptions(threads));
+  const graphFile = path.join(dir, int8 ? m.files.model_int8! : m.files.model);
+  const session = await ort.InferenceSession.create(sharedWeightsDir ? await sessionGraph(graphFile, sharedWeightsDir) : graphFile, sessionOptions(threads, memory));
   const runRaw = (rows: Row[]) => session.run(pack(rows, probe.tokenizer.special.pad).feeds, ['logits']);
   // The service's batch for these rows (its padded-token budget and row limit), beside a sweep of
   // batch sizes on the one session: the best of them is the raw throughput the service is held against.
-  const batchRows = Math.max(1, Math.min(batching.batchMaxRows, Math.floor(batching.batchTokenBudget / longestCallRow)));
-  const rawSizes = [...new Set([1, 2, 4, 8, 16, 32, 64, batchRows])].sort((a, b) => a - b);
+  const maxRows = int8 ? 1 : batching.batchMaxRows; // the engine runs int8 one row per run
+  const batchRows = Math.max(1, Math.min(maxRows, Math.floor(batching.batchTokenBudget / longestCallRow)));
+  const rawSizes = [...new Set([...args.sweep!.split(',').map(Number), batchRows])].filter((n) => n >= 1 && (!int8 || n === 1)).sort((a, b) => a - b);
   /**
    * Rows/s of `size`-row batches of call rows for half of SECONDS: on the one session over all
    * threads, or (`onLanes`) as the service runs them under load, one batch on each of its lanes at
@@ -118,7 +138,7 @@ async function main(): Promise<void> {
    */
   const rawThroughput = async (size: number, onLanes = false, batchOf: (size: number) => Row[] = callBatch) => {
     const runOnce = (): Promise<unknown> => (onLanes ? probe.backend.run(batchOf(size)) : runRaw(batchOf(size)));
-    const streams = onLanes ? lanes : 1;
+    const streams = onLanes ? serviceLanes : 1;
     await Promise.all(Array.from({ length: streams }, runOnce));
     let rows = 0;
     const start = performance.now();
@@ -139,7 +159,7 @@ async function main(): Promise<void> {
   // Each size on the one session and, when the service has lanes, on every lane at once.
   const raw: { rows: number; session: number; lanes?: number }[] = [];
   for (const rows of rawSizes) {
-    raw.push({ rows, session: await rawThroughput(rows), lanes: lanes > 1 ? await rawThroughput(rows, true) : undefined });
+    raw.push({ rows, session: await rawThroughput(rows), lanes: serviceLanes > 1 ? await rawThroughput(rows, true) : undefined });
   }
   const inServiceLayout = (r: (typeof raw)[number]) => r.lanes ?? r.session;
   const rawRowsPerSec = Math.max(...raw.flatMap((r) => [r.session, r.lanes ?? 0]));
@@ -149,7 +169,7 @@ async function main(): Promise<void> {
   // size and layout, back to back.
   const repeatedRow = (size: number) => Array.from({ length: size }, () => oneRow);
   /** Raw on the service's own batch in the service's layout. */
-  const rawAsServiceRuns = (batchOf?: (size: number) => Row[]) => rawThroughput(batchRows, lanes > 1, batchOf);
+  const rawAsServiceRuns = (batchOf?: (size: number) => Row[]) => rawThroughput(batchRows, serviceLanes > 1, batchOf);
   const rowsVsRepeated = [await rawAsServiceRuns(), await rawAsServiceRuns(repeatedRow)] as const;
 
   // The service's own steps run on cold caches: a model run (or any idle spell) leaves the cores'
@@ -166,8 +186,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < 1000; i++) await routeAndTokenize(i);
   const backToBack: (readonly [number, number])[] = [];
   const afterRun: (readonly [number, number])[] = [];
-  for (let i = 0; i < 300; i++) backToBack.push(await routeAndTokenize(2000 + i));
-  for (let i = 0; i < 300; i++) {
+  // as many samples as the latency table takes, at most 300 (each is a model run: seconds on a large graph)
+  const coldSamples = Math.min(300, 3 * Number(args['latency-samples']));
+  for (let i = 0; i < coldSamples; i++) backToBack.push(await routeAndTokenize(2000 + i));
+  for (let i = 0; i < coldSamples; i++) {
     await runRaw([oneRow]);
     afterRun.push(await routeAndTokenize(3000 + i));
   }
@@ -201,6 +223,7 @@ async function main(): Promise<void> {
         ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,
         STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', STRUCTQA_REQUESTS_PER_SECOND: '1000000',
         STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000', STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
+        ...(sharedWeightsDir ? { STRUCTQA_SHARED_WEIGHTS_DIR: sharedWeightsDir } : {}), ...(int8 ? { STRUCTQA_INT8: model } : {}),
         ...envDirs, ...env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -212,8 +235,25 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     }
     const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
-    const call = (s: string, qs: Record<string, Question>) =>
-      new Promise<{ ms: number; phases: Record<string, number> }>((resolve, reject) => {
+    let refused = 0;
+    /** One call, retried after its Retry-After while the server answers 529 (each refusal counted). */
+    const call = async (s: string, qs: Record<string, Question>): Promise<{ ms: number; phases: Record<string, number> }> => {
+      for (let attempt = 0; ; attempt++) {
+        const r = await attemptCall(s, qs).catch((e: Error & { code?: string; reused?: boolean }) => {
+          // A keep-alive socket the server closed while this client was idle (the raw sweep of a large graph
+          // takes longer than the server's keep-alive timeout): the request never reached it, so send it again.
+          if (e.code === 'ECONNRESET' && e.reused && attempt < 3) return undefined;
+          throw e;
+        });
+        if (r === undefined) continue;
+        if (r.status === 200) return r;
+        if (r.status !== 529 || attempt >= 20) throw new Error(`HTTP ${r.status}`);
+        refused++;
+        await new Promise((wake) => setTimeout(wake, retryDelay(r.header, attempt)));
+      }
+    };
+    const attemptCall = (s: string, qs: Record<string, Question>) =>
+      new Promise<{ status: number; header: (name: string) => string | undefined; ms: number; phases: Record<string, number> }>((resolve, reject) => {
         const body = JSON.stringify({ model, state: s, questions: qs });
         const t0 = performance.now();
         const req = http.request(
@@ -223,18 +263,18 @@ async function main(): Promise<void> {
             res.resume();
             res.on('end', () => {
               const took = performance.now() - t0;
-              if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
-              else resolve({ ms: took, phases: parseServerTiming(String(res.headers['server-timing'] ?? '')) });
+              const header = (name: string) => [res.headers[name]].flat()[0];
+              resolve({ status: res.statusCode ?? 0, header, ms: took, phases: parseServerTiming(String(res.headers['server-timing'] ?? '')) });
             });
           },
         );
-        req.on('error', reject);
+        req.on('error', (e: Error & { reused?: boolean }) => reject(Object.assign(e, { reused: req.reusedSocket })));
         req.end(body);
       });
-    return { child, url, call };
+    return { child, url, call, refusals: () => refused };
   };
   try {
-    const { child: server, url, call } = await launch();
+    const { child: server, url, call, refusals } = await launch();
     for (let i = 0; i < 5; i++) await call(state(stateWords, i), { q: noul });
 
     const timeGet = (target: string) =>
@@ -273,16 +313,18 @@ async function main(): Promise<void> {
     // Raw on the service's own batch is timed again right before and after each HTTP phase, and each
     // phase is held against the mean of the two: on a shared machine the speed drifts over minutes,
     // and the sweep above ran well before these phases.
-    const throughput: { clients: number; rowsPerSec: number; rawBeside: number; other?: number }[] = [];
+    const throughput: { clients: number; rowsPerSec: number; rawBeside: number; other?: number; refused: number }[] = [];
     for (const clients of [1, 8, 32]) {
       const otherRowsPerSec = other ? await callsPerSec(clients, oneQuestionCalls(other.call)) : undefined;
       const rawBefore = await rawAsServiceRuns();
+      const refusedBefore = refusals();
       const rowsPerSec = await callsPerSec(clients, oneQuestionCalls(call));
       const rawAfter = await rawAsServiceRuns();
-      throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2, other: otherRowsPerSec });
+      throughput.push({ clients, rowsPerSec, rawBeside: (rawBefore + rawAfter) / 2, other: otherRowsPerSec, refused: refusals() - refusedBefore });
     }
-    if (other) await callsPerSec(4, () => other.call(state32, manyQuestions));
-    const capCallsPerSec = await callsPerSec(4, () => call(state32, manyQuestions));
+    const manySamples = args['many-samples'] === undefined ? Math.max(5, Number(args['latency-samples']) / 4) : Number(args['many-samples']);
+    if (other && manySamples > 0) await callsPerSec(4, () => other.call(state32, manyQuestions));
+    const capCallsPerSec = manySamples > 0 ? await callsPerSec(4, () => call(state32, manyQuestions)) : NaN;
 
     // Latency last, on a warm server: thousands of calls above have let V8 optimise the request path,
     // as in a service that has been up for a while (the raw session is just as warm).
@@ -308,41 +350,41 @@ async function main(): Promise<void> {
       phases1.push({ ...phases, outside: took - (phases.total ?? 0) });
       if (other && i % 2 === 0) http1Other.push((await other.call(s, { q: noul })).ms);
     }
-    for (let i = 0; i < Math.max(5, samples / 4); i++) {
+    for (let i = 0; i < manySamples; i++) {
       model32.push(await timeRaw(rows32));
       http32.push((await call(state32, manyQuestions)).ms);
     }
     // The floor under `outside`: a GET /livez (no auth, no body, no model) right after a model run,
     // when both processes' caches hold the model's data rather than the HTTP path's.
     const floor: number[] = [];
-    for (let i = 0; i < Math.max(20, samples / 2); i++) {
+    for (let i = 0; i < Math.min(Math.max(20, samples / 2), 2 * samples); i++) {
       await timeRaw([oneRow]);
       floor.push(await timeGet(`${url}/livez`));
     }
     const peakMiB = (child: ChildProcess) => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
     const best = Math.max(...throughput.map((t) => t.rowsPerSec));
-    console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}), ${threads} ORT threads, ${os.cpus().length} cores`);
-    console.log(`row: 1 noul question + ${stateWords}-word state = ${Math.min(...callRows.map((r) => r.ids.length))}–${longestCallRow} tokens (mean ${tokensPerRow.toFixed(1)}; raw runs the calls' own rows); service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows, on ${lanes} ${lanes === 1 ? 'lane' : `lanes of ${Math.max(1, Math.floor(threads / lanes))} thread(s)`}${batching.inlineMaxTokens > 0 ? `; a lone ${lanes === 1 ? 'batch' : 'row'} of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
-    const laneHeader = lanes > 1 ? ` ${lanes} lanes at once, rows/s |` : '';
+    console.log(`\nstructqa bench — ${m.name} from ${args.checkpoint} (${m.fixture ? 'FIXTURE: random weights' : 'trained'}, ${int8 ? 'int8' : 'fp32'}), ${threads} ORT threads, ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);
+    console.log(`row: 1 noul question + ${stateWords}-word state = ${Math.min(...callRows.map((r) => r.ids.length))}–${longestCallRow} tokens (mean ${tokensPerRow.toFixed(1)}; raw runs the calls' own rows); service batch: ${batching.batchTokenBudget} padded tokens, ≤ ${batching.batchMaxRows} rows = ${batchRows} such rows, on ${serviceLanes} ${serviceLanes === 1 ? 'lane' : `lanes of ${Math.max(1, Math.floor(threads / serviceLanes))} thread(s)`}${batching.inlineMaxTokens > 0 ? `; a lone ${lanes === 1 ? 'batch' : 'row'} of ≤ ${batching.inlineMaxTokens} padded tokens runs inline` : ''}; 32-question call: ${rows32.length} rows of ≤ ${Math.max(...rows32.map((r) => r.ids.length))} tokens\n`);
+    const laneHeader = serviceLanes > 1 ? ` ${serviceLanes} lanes at once, rows/s |` : '';
     console.log(`| raw ONNX Runtime, rows per run | one session of ${threads} threads, rows/s |${laneHeader} tokens/s (service's layout) | ratio to best raw |`);
-    console.log(`|---|---|${lanes > 1 ? '---|' : ''}---|---|`);
+    console.log(`|---|---|${serviceLanes > 1 ? '---|' : ''}---|---|`);
     for (const r of raw) {
       const label = `${r.rows}${r.rows === batchRows ? " (the service's batch)" : ''}`;
       const laneCell = r.lanes !== undefined ? ` ${r.lanes.toFixed(1)} |` : '';
       console.log(`| ${label} | ${r.session.toFixed(1)} |${laneCell} ${(inServiceLayout(r) * tokensPerRow).toFixed(0)} | ${(inServiceLayout(r) / rawRowsPerSec).toFixed(2)} |`);
     }
-    const layout = lanes > 1 ? `, one on each of its ${lanes} lanes at once` : '';
+    const layout = serviceLanes > 1 ? `, one on each of its ${serviceLanes} lanes at once` : '';
     console.log(
       `\nthe service's batch (${batchRows} rows${layout}), back to back: the calls' own rows ${rowsVsRepeated[0].toFixed(1)} rows/s, ` +
         `one ${oneRow.ids.length}-token row repeated ${rowsVsRepeated[1].toFixed(1)} rows/s (×${(rowsVsRepeated[1] / rowsVsRepeated[0]).toFixed(3)})`,
     );
     const otherHeader = other ? ` rows/s with ${compareLabel} (just before) | ratio of the two |` : '';
-    console.log(`\n| HTTP end to end, clients | rows/s | tokens/s | ratio to best raw |${otherHeader}`);
-    console.log(`|---|---|---|---|${other ? '---|---|' : ''}`);
+    console.log(`\n| HTTP end to end, clients | rows/s | tokens/s | ratio to best raw | 529s retried |${otherHeader}`);
+    console.log(`|---|---|---|---|---|${other ? '---|---|' : ''}`);
     for (const t of throughput) {
       const otherCells = t.other !== undefined ? ` ${t.other.toFixed(1)} | ${(t.rowsPerSec / t.other).toFixed(2)} |` : '';
-      console.log(`| ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} |${otherCells}`);
+      console.log(`| ${t.clients} | ${t.rowsPerSec.toFixed(1)} | ${(t.rowsPerSec * tokensPerRow).toFixed(0)} | ${(t.rowsPerSec / rawRowsPerSec).toFixed(2)} | ${t.refused} |${otherCells}`);
     }
     console.log(`\nside by side: each HTTP phase against raw on the service's own batch (${batchRows} rows${layout}), timed right before and after it\n`);
     console.log('| clients | HTTP rows/s | raw rows/s beside it | ratio |');
@@ -358,7 +400,7 @@ async function main(): Promise<void> {
     if (other) {
       console.log(`| 1 question, ${compareLabel} (beside it) | ${ms(percentile(model1, 50))} | ${ms(percentile(http1Other, 50))} | ${ms(percentile(http1Other, 99))} | ${ms(percentile(http1Other, 50) - percentile(model1, 50))} |`);
     }
-    console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
+    if (manySamples > 0) console.log(`| 32 questions | ${ms(percentile(model32, 50))} | ${ms(percentile(http32, 50))} | ${ms(percentile(http32, 99))} | ${ms(percentile(http32, 50) - percentile(model32, 50))} |`);
     printPhases(phases1, http1);
     console.log(`HTTP floor: GET /livez right after a model run, p50 ${ms(percentile(floor, 50))} (part of every call's \`outside\`)`);
     const step = (xs: (readonly [number, number])[], k: 0 | 1) => percentile(xs.map((x) => x[k]), 50);
@@ -369,7 +411,7 @@ async function main(): Promise<void> {
         `(×${((routeCold + tokenizeCold) / (route + tokenize)).toFixed(1)}; p50, in the bench process)`,
     );
     const rawCapCallsPerSec = 1000 / percentile(model32, 50);
-    console.log(
+    if (manySamples > 0) console.log(
       `\nat the processed-token cap (${cap}): 32-question calls costing ${cost32} processed tokens, 4 clients: ` +
         `${capCallsPerSec.toFixed(2)} calls/s = ${(capCallsPerSec * cost32).toFixed(0)} processed tokens/s ` +
         `(raw, one call after another: ${rawCapCallsPerSec.toFixed(2)} calls/s; ratio ${(capCallsPerSec / rawCapCallsPerSec).toFixed(2)})`,

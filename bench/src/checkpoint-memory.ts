@@ -1,33 +1,39 @@
 /**
  * Memory of one checkpoint in the engine against its graph's size, and its 1-question latency (issue 22).
  *
- *   npx tsx bench/src/checkpoint-memory.ts DIR [--lanes N] [--inline-max-tokens N] [--single-session-above-mb N] [--int8] [--calls 20]
+ *   npx tsx bench/src/checkpoint-memory.ts DIR [--lanes N] [--inline-max-tokens N] [--single-session-above-mb N]
+ *     [--shared-weights DIR|off] [--arena on|off] [--prepack on|off] [--int8] [--calls 20]
  *
- * Loads DIR as the only checkpoint with the engine's defaults (or the given lanes / inline budget), warms
+ * Loads DIR as the only checkpoint with the engine's defaults (or the given lanes / inline budget, shared-weights
+ * folder, ONNX Runtime arena and pre-packing), warms
  * it, answers `--calls` one-question calls one after the other, and prints the graph's bytes on disk, the
- * process's RSS after loading and its peak (VmHWM), and the median model-inclusive latency. One process
+ * process's RSS after loading and its peak (VmHWM), RSS and PSS at the end (PSS counts a page mapped by n
+ * sessions 1/n in each: the physical memory), and the median model-inclusive latency. One process
  * per configuration: peak RSS never goes down.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, usableCores } from '../../service/src/config.js';
+import { graphBytes } from '../../service/src/engine/checkpoint.js';
 import { Engine } from '../../service/src/engine/engine.js';
 import { readManifest } from '../../service/src/engine/manifest.js';
 import type { Question } from '../../service/src/engine/render.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { lanes: { type: 'string' }, 'inline-max-tokens': { type: 'string' }, 'single-session-above-mb': { type: 'string' }, int8: { type: 'boolean' }, calls: { type: 'string', default: '20' } },
+  options: { 'shared-weights': { type: 'string' }, arena: { type: 'string' }, prepack: { type: 'string' }, lanes: { type: 'string' }, 'inline-max-tokens': { type: 'string' }, 'single-session-above-mb': { type: 'string' }, int8: { type: 'boolean' }, calls: { type: 'string', default: '20' } },
 });
 const dir = path.resolve(positionals[0] ?? '');
+const onOff = (v: string | undefined, fallback: boolean): boolean => (v === undefined ? fallback : v === 'on');
 const manifest = readManifest(dir);
 const defaults = loadConfig(process.env).engine;
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 const status = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
 
-const graphFiles = [manifest.files.model, ...fs.readdirSync(dir).filter((f) => f.startsWith(`${manifest.files.model}.`) || f.endsWith('.onnx.data'))];
-const graph = (args.int8 ? [manifest.files.model_int8!] : [...new Set(graphFiles)]).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+// Proportional set size: a page mapped by n sessions counts 1/n in each, so shared weights count once.
+const pss = (): number => Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/smaps_rollup', 'utf8'))?.[1] ?? 0) * 1024;
+const graph = graphBytes(dir, args.int8 ? manifest.files.model_int8! : manifest.files.model);
 const before = process.memoryUsage().rss;
 const lanes = args.lanes ? Number(args.lanes) : defaults.lanes;
 const inlineMaxTokens = args['inline-max-tokens'] ? Number(args['inline-max-tokens']) : defaults.inlineMaxTokens;
@@ -36,6 +42,8 @@ const engine = new Engine({
   threads: usableCores(),
   lanes,
   singleSessionAboveMiB: args['single-session-above-mb'] ? Number(args['single-session-above-mb']) : defaults.singleSessionAboveMiB,
+  sharedWeightsDir: args['shared-weights'] === undefined ? defaults.sharedWeightsDir : args['shared-weights'] === 'off' ? undefined : path.resolve(args['shared-weights']),
+  memory: { arena: onOff(args.arena, defaults.ortArena), prepack: onOff(args.prepack, defaults.ortPrepack) },
   batcher: { tokenBudget: defaults.batchTokenBudget, maxRows: defaults.batchMaxRows, maxQueuedRows: 1024, overloadedRetryMs: 1000, inlineMaxTokens },
   startingRetryMs: 1000,
 });
@@ -56,6 +64,9 @@ console.log(
     precision: args.int8 ? 'int8' : 'fp32',
     lanes,
     inline_max_tokens: inlineMaxTokens,
+    shared_weights: args['shared-weights'] ?? defaults.sharedWeightsDir ?? 'off',
+    arena: onOff(args.arena, defaults.ortArena),
+    prepack: onOff(args.prepack, defaults.ortPrepack),
     sessions: (engine.status.checkpoints[manifest.name] as { sessions: number }).sessions,
     cores: usableCores(),
     graph_mib: Number(mib(graph)),
@@ -63,6 +74,8 @@ console.log(
     rss_loaded_mib: Number(mib(loaded)),
     peak_rss_mib: Number(mib(status('VmHWM'))),
     peak_over_graph_mib: Number(mib(status('VmHWM') - graph)),
+    rss_end_mib: Number(mib(status('VmRSS'))),
+    pss_end_mib: Number(mib(pss())),
     one_question_ms_p50: Number(times[Math.floor(times.length / 2)]!.toFixed(1)),
   }),
 );

@@ -35,6 +35,7 @@ import {
 } from './metrics.js';
 import { contrastivePairs, PAIR_JACCARD } from './pairs.js';
 import { reliabilityPng, TYPE_COLOURS } from './reliability.js';
+import { retryDelay } from './retry.js';
 
 const BINS = 15;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -77,14 +78,6 @@ export interface ClientOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function retryDelay(res: Response | undefined, attempt: number): number {
-  const ms = Number(res?.headers.get('retry-after-ms'));
-  if (res?.headers.get('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
-  const s = Number(res?.headers.get('retry-after'));
-  if (res?.headers.get('retry-after') && Number.isFinite(s) && s >= 0) return s * 1000;
-  return Math.min(8000, 250 * 2 ** attempt);
-}
 
 const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
@@ -156,7 +149,7 @@ export async function runCase(c: EvalCase, o: ClientOptions): Promise<CaseResult
       if (res?.ok) return { ...base, error: `bad answer: ${(e as Error).message}` };
       lastError = `${(e as Error).name}: ${(e as Error).message}`;
     }
-    if (attempt < o.retries) await sleep(retryDelay(res, attempt));
+    if (attempt < o.retries) await sleep(retryDelay((name) => res?.headers.get(name), attempt));
   }
   return { ...base, error: lastError };
 }

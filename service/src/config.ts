@@ -72,6 +72,27 @@ export interface Config {
      * same 1-question latency; docs/performance.md). 0: always one session.
      */
     singleSessionAboveMiB: number;
+    /**
+     * Folder of the shared-weights copies of the graphs (STRUCTQA_SHARED_WEIGHTS_DIR, default
+     * `<data dir>/ort-cache`), or undefined when STRUCTQA_SHARED_WEIGHTS=0. Each graph is optimised once
+     * into a copy with its weights as external data, which ONNX Runtime maps instead of copying: every
+     * session of a checkpoint (lanes, wide, inline) reads the same page-cache pages, and no session
+     * parses a protobuf copy of the weights or folds its own fp32 copy of fp16/int8-stored weights
+     * (engine/session-graph.ts; docs/performance.md, "Memory per weight byte"). Answers are bit-identical.
+     */
+    sharedWeightsDir: string | undefined;
+    /**
+     * ONNX Runtime's CPU arena per session (STRUCTQA_ORT_ARENA, default on). Off: freed after each run,
+     * which measured a higher peak (allocator churn) and slower runs on the bundled checkpoints.
+     */
+    ortArena: boolean;
+    /**
+     * MLAS weight pre-packing per session (STRUCTQA_ORT_PREPACK, default on): a private packed copy of
+     * each MatMul's weights, bit-identical answers. Off: the MatMuls read the shared mapped weights (less
+     * physical memory, same RSS, since Linux counts a mapped page once per session mapping it) at the cost
+     * of repacking per run.
+     */
+    ortPrepack: boolean;
     /** Rows waiting per checkpoint before new calls get 529 overloaded. */
     queueMaxRows: number;
     /**
@@ -213,6 +234,11 @@ export function loadConfig(env: Env = process.env): Config {
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
       singleSessionAboveMiB: int(env, 'STRUCTQA_SINGLE_SESSION_ABOVE_MB', 256),
+      sharedWeightsDir: bool(env, 'STRUCTQA_SHARED_WEIGHTS', true)
+        ? path.resolve(base, str(env, 'STRUCTQA_SHARED_WEIGHTS_DIR') ?? path.join(dataDir, 'ort-cache'))
+        : undefined,
+      ortArena: bool(env, 'STRUCTQA_ORT_ARENA', true),
+      ortPrepack: bool(env, 'STRUCTQA_ORT_PREPACK', true),
       queueMaxRows: int(env, 'STRUCTQA_QUEUE_MAX_ROWS', 1024),
       queueMaxWaitMs: int(env, 'STRUCTQA_QUEUE_MAX_WAIT_MS', 5000),
       overloadedRetryMs: int(env, 'STRUCTQA_OVERLOADED_RETRY_MS', 1000),

@@ -42,6 +42,8 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
     threads: config.engine.threads,
     lanes: config.engine.lanes,
     singleSessionAboveMiB: config.engine.singleSessionAboveMiB,
+    sharedWeightsDir: config.engine.sharedWeightsDir,
+    memory: { arena: config.engine.ortArena, prepack: config.engine.ortPrepack },
     startingRetryMs: config.engine.startingRetryMs,
     batcher: {
       tokenBudget: config.engine.batchTokenBudget,

@@ -24,3 +24,12 @@ test('threads and lanes below 1 are refused at start with the names of both sett
     assert.throws(() => loadConfig({ ...base, ...env }), /STRUCTQA_THREADS and STRUCTQA_LANES must be at least 1/, JSON.stringify(env));
   }
 });
+
+test('shared weights: on by default under the data dir, its own folder or off by env; arena and pre-packing on unless turned off', () => {
+  const d = loadConfig(base).engine;
+  assert.deepEqual([d.sharedWeightsDir, d.ortArena, d.ortPrepack], ['/tmp/structqa-unused/ort-cache', true, true]);
+  assert.equal(loadConfig({ ...base, STRUCTQA_SHARED_WEIGHTS_DIR: '/var/cache/sq' }).engine.sharedWeightsDir, '/var/cache/sq');
+  assert.equal(loadConfig({ ...base, STRUCTQA_SHARED_WEIGHTS: '0' }).engine.sharedWeightsDir, undefined);
+  const off = loadConfig({ ...base, STRUCTQA_ORT_ARENA: '0', STRUCTQA_ORT_PREPACK: 'false' }).engine;
+  assert.deepEqual([off.ortArena, off.ortPrepack], [false, false]);
+});

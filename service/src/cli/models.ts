@@ -36,6 +36,7 @@ interface ImportFlags {
   python?: string;
   checkRows: string;
   int8?: boolean;
+  int8Rows: string;
 }
 
 const number = (flag: string, v: string | undefined, min = 1): number | undefined => {
@@ -113,6 +114,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--python <path>', 'Python with training/requirements-import.txt installed (default: STRUCTQA_IMPORT_PYTHON or python3)')
     .option('--check-rows <n>', "rows of the converter's check against laya's own forward (0 skips it)", '48')
     .option('--int8', "also write an int8 graph (opt-in per checkpoint with STRUCTQA_INT8) and report its agreement with laya's fp32")
+    .option('--int8-rows <n>', 'rows of the int8 agreement check (fewer is cheaper on a large graph and a weaker check; the count is in the manifest)', '200')
     .action(async (dir: string, opts: ImportFlags) => {
       try {
         const result = await importCheckpoint({
@@ -126,6 +128,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           force: opts.force ?? false,
           checkRows: number('--check-rows', opts.checkRows, 0),
           int8: opts.int8 ?? false,
+          int8Rows: number('--int8-rows', opts.int8Rows, 1),
           log: (line) => err(`${line}\n`),
         });
         out(`${result.dir}\n`);

@@ -70,8 +70,18 @@ export function pack(rows: Row[], padId: number, minT = 0, minK = 0): PackedBatc
   };
 }
 
+/** How a session holds memory beside the weights (Config.engine.ortArena / ortPrepack). */
+export interface SessionMemory {
+  /** ONNX Runtime's CPU arena: keeps the largest run's buffers for the next run (per session). */
+  arena: boolean;
+  /** MLAS pre-packs each MatMul's weights at load: a second, private copy of them per session. */
+  prepack: boolean;
+}
+
+export const DEFAULT_SESSION_MEMORY: SessionMemory = { arena: true, prepack: true };
+
 /** The service's ONNX Runtime settings (the bench's raw runs use the same). */
-export function sessionOptions(threads: number): ort.InferenceSession.SessionOptions {
+export function sessionOptions(threads: number, memory: SessionMemory = DEFAULT_SESSION_MEMORY): ort.InferenceSession.SessionOptions {
   return {
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
@@ -79,9 +89,15 @@ export function sessionOptions(threads: number): ort.InferenceSession.SessionOpt
     // Set explicitly from the cores this process may use; ORT's own default reads the host.
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
-    // ORT's pool spins after each run; on a small machine that steals the cores the event loop needs
-    // to finish the call (charge, reply) and take the next one.
-    extra: { session: { intra_op: { allow_spinning: '0' } } },
+    enableCpuMemArena: memory.arena,
+    extra: {
+      session: {
+        // ORT's pool spins after each run; on a small machine that steals the cores the event loop needs
+        // to finish the call (charge, reply) and take the next one.
+        intra_op: { allow_spinning: '0' },
+        ...(memory.prepack ? {} : { disable_prepacking: '1' }),
+      },
+    },
   };
 }
 
@@ -148,10 +164,15 @@ export class OnnxBackend implements Backend {
    * least 1); the first lane's wide session (with more than one lane) and the inline session (when
    * asked for) get all of them.
    */
-  static async load(modelPath: string, padId: number, threads: number, opts: { inline?: boolean; lanes?: number } = {}): Promise<OnnxBackend> {
+  static async load(
+    modelPath: string,
+    padId: number,
+    threads: number,
+    opts: { inline?: boolean; lanes?: number; memory?: SessionMemory } = {},
+  ): Promise<OnnxBackend> {
     const lanes = Math.max(1, opts.lanes ?? 1);
-    const laneOptions = sessionOptions(Math.max(1, Math.floor(threads / lanes)));
-    const allThreads = sessionOptions(threads);
+    const laneOptions = sessionOptions(Math.max(1, Math.floor(threads / lanes)), opts.memory);
+    const allThreads = sessionOptions(threads, opts.memory);
     const started = Array.from({ length: lanes }, (_, i) => startLane(modelPath, laneOptions, i === 0 && lanes > 1 ? allThreads : undefined));
     const settled = await Promise.allSettled(started);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -4,10 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { OnnxBackend, type Backend } from './backend.js';
+import { OnnxBackend, type Backend, type SessionMemory } from './backend.js';
 import { Batcher, type BatcherOptions, type BatchStats } from './batcher.js';
 import { buildHeads, type QuestionHead } from './layout.js';
 import { readManifest, type Manifest } from './manifest.js';
+import { sessionGraph } from './session-graph.js';
 import { optionKeys, renderHead, renderOptions, type Question } from './render.js';
 import { CheckpointTokenizer, type TextTokenizer } from './tokenizer.js';
 
@@ -27,7 +28,17 @@ export class Checkpoint {
 
   static async load(
     dir: string,
-    opts: { int8: boolean; threads: number; lanes?: number; singleSessionAboveMiB?: number; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
+    opts: {
+      int8: boolean;
+      threads: number;
+      lanes?: number;
+      singleSessionAboveMiB?: number;
+      /** Sessions open a cached external-data copy of the graph made here (session-graph.ts); unset: the graph itself. */
+      sharedWeightsDir?: string;
+      memory?: SessionMemory;
+      batcher: BatcherOptions;
+      onBatch?: (s: BatchStats) => void;
+    },
   ): Promise<Checkpoint> {
     const manifest = readManifest(dir);
     const tokenizer = await CheckpointTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);
@@ -41,7 +52,8 @@ export class Checkpoint {
     const single = opts.singleSessionAboveMiB !== undefined && graphBytes(dir, file) > opts.singleSessionAboveMiB * 2 ** 20;
     const inline = !single && (opts.batcher.inlineMaxTokens ?? 0) > 0;
     const lanes = single ? 1 : opts.lanes;
-    const backend = await OnnxBackend.load(path.join(dir, file), tokenizer.special.pad, opts.threads, { inline, lanes });
+    const graph = opts.sharedWeightsDir ? await sessionGraph(path.join(dir, file), opts.sharedWeightsDir) : path.join(dir, file);
+    const backend = await OnnxBackend.load(graph, tokenizer.special.pad, opts.threads, { inline, lanes, memory: opts.memory });
     // Dynamic int8 quantises activations per tensor, so a batch-mate's values would shift a row's
     // answer; one row per run keeps answers independent of batching (contract §3) at int8's speed.
     const batcherOptions = { ...opts.batcher, ...(opts.int8 ? { maxRows: 1 } : {}), ...(single ? { inlineMaxTokens: 0 } : {}) };

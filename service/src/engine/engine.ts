@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Starting } from '../errors.js';
+import type { SessionMemory } from './backend.js';
 import type { BatcherOptions, BatchStats } from './batcher.js';
 import { softmax, temperatureFor, toAnswer, type Answer } from './calibrate.js';
 import { Checkpoint } from './checkpoint.js';
@@ -21,6 +22,10 @@ export interface EngineOptions {
   lanes?: number;
   /** A checkpoint whose graph is larger than this gets one session (see Config.engine.singleSessionAboveMiB). */
   singleSessionAboveMiB?: number;
+  /** Where the shared-weights copies of the graphs live (Config.engine.sharedWeightsDir); unset: off. */
+  sharedWeightsDir?: string;
+  /** ONNX Runtime's arena and pre-packing (Config.engine.ortArena / ortPrepack). */
+  memory?: SessionMemory;
   batcher: BatcherOptions;
   startingRetryMs: number;
   onBatch?: (checkpoint: string, stats: BatchStats) => void;
@@ -93,6 +98,8 @@ export class Engine {
           threads: this.options.threads,
           lanes: this.options.lanes,
           singleSessionAboveMiB: this.options.singleSessionAboveMiB,
+          sharedWeightsDir: this.options.sharedWeightsDir,
+          memory: this.options.memory,
           batcher: this.options.batcher,
           onBatch: (s) => this.options.onBatch?.(name, s),
         });

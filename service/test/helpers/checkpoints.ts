@@ -13,6 +13,9 @@ export const FIXTURES_DIR = path.resolve(here, '../../.cache/fixtures');
 
 let built: Promise<unknown> | undefined;
 
+/** One shared-weights cache for every test's engine and server (each copy is made once, then reused). */
+export const SHARED_WEIGHTS_CACHE = path.resolve(here, '../../.cache/ort-cache');
+
 export async function fixtureModels(): Promise<string> {
   built ??= ensureFixtures(FIXTURES_DIR, { en: 'core-0.3.20', multilingual: 'core-multilingual-0.3.20' });
   await built;
@@ -24,6 +27,7 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
   const models = await fixtureModels();
   return loadConfig({
     STRUCTQA_DATA_DIR: path.resolve(here, '../../.cache/data-unused'),
+    STRUCTQA_SHARED_WEIGHTS_DIR: SHARED_WEIGHTS_CACHE,
     STRUCTQA_MODELS_DIR: models,
     STRUCTQA_ENGLISH_DIR: 'fixture-en',
     STRUCTQA_MULTILINGUAL_DIR: 'fixture-multilingual',

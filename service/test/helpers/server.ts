@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fixtureModels } from './checkpoints.js';
+import { fixtureModels, SHARED_WEIGHTS_CACHE } from './checkpoints.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../bin/structqa.js');
@@ -58,6 +58,7 @@ export async function startServer(opts: StartOptions = {}): Promise<LiveServer> 
     PORT: String(port),
     HOST: '127.0.0.1',
     STRUCTQA_DATA_DIR: dataDir,
+    STRUCTQA_SHARED_WEIGHTS_DIR: SHARED_WEIGHTS_CACHE,
     STRUCTQA_MODELS_DIR: opts.holdStarting ? path.join(dataDir, 'models-pending') : models,
     STRUCTQA_ENGLISH_DIR: 'fixture-en',
     STRUCTQA_MULTILINGUAL_DIR: 'fixture-multilingual',

@@ -1,0 +1,78 @@
+/**
+ * Peak memory of a real `structqa serve` with the bundled checkpoints (or the folders given), under load
+ * on each checkpoint (issue 22: "peak RSS per checkpoint against its graph size").
+ *
+ *   npx tsx bench/src/server-memory.ts [--english DIR] [--multilingual DIR] [--calls 200] [--clients 8] [STRUCTQA_NAME=VALUE ...]
+ *
+ * Starts the server (its own data dir; the settings given as arguments on top of the defaults), sends each
+ * checkpoint `--calls` 1-question calls from `--clients` clients and 8 calls of 32 questions (the largest
+ * batches, so every session's arena reaches its size), then prints the server's peak RSS (VmHWM), RSS and
+ * PSS at the end (PSS counts a page mapped by n sessions 1/n in each: physical memory), and the graphs' sizes.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT, MULTILINGUAL_CHECKPOINT } from '../../service/src/config.js';
+import { graphBytes } from '../../service/src/engine/checkpoint.js';
+import { readManifest } from '../../service/src/engine/manifest.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.resolve(here, '../../service/bin/structqa.js');
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { english: { type: 'string' }, multilingual: { type: 'string' }, calls: { type: 'string', default: '200' }, clients: { type: 'string', default: '8' } },
+});
+const settings = Object.fromEntries(positionals.map((p) => p.split('=') as [string, string]));
+const dirs = {
+  [ENGLISH_CHECKPOINT]: path.resolve(args.english ?? path.join(BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT)),
+  [MULTILINGUAL_CHECKPOINT]: path.resolve(args.multilingual ?? path.join(BUNDLED_CHECKPOINTS_DIR, MULTILINGUAL_CHECKPOINT)),
+};
+const mib = (kb: number) => Math.round(kb / 1024);
+const port = await new Promise<number>((resolve) => {
+  const srv = net.createServer().listen(0, '127.0.0.1', () => {
+    const p = (srv.address() as net.AddressInfo).port;
+    srv.close(() => resolve(p));
+  });
+});
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-memory-'));
+const child = spawn(process.execPath, [BIN, 'serve'], {
+  env: {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+    STRUCTQA_SHARED_WEIGHTS_DIR: path.resolve(here, '../../service/.cache/ort-cache'),
+    STRUCTQA_ENGLISH_DIR: dirs[ENGLISH_CHECKPOINT], STRUCTQA_MULTILINGUAL_DIR: dirs[MULTILINGUAL_CHECKPOINT],
+    STRUCTQA_REQUESTS_PER_SECOND: '1000000', STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000',
+    STRUCTQA_QUEUE_MAX_WAIT_MS: '0', ...settings,
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+const url = `http://127.0.0.1:${port}`;
+try {
+  for (let i = 0; i < 3000 && (await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+  const proc = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(fs.readFileSync(`/proc/${child.pid}/${field === 'Pss' ? 'smaps_rollup' : 'status'}`, 'utf8'))?.[1] ?? 0);
+  const ready = proc('VmRSS');
+  const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
+  const call = async (model: string, state: string, n: number) => {
+    const questions = Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { type: 'noul', instructions: `Does the customer ask about item ${i}?` }]));
+    const res = await fetch(`${url}/v1/systemone`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, state, questions }) });
+    if (res.status !== 200) throw new Error(`${model}: HTTP ${res.status} ${await res.text()}`);
+  };
+  const words = 'the customer wrote that the order arrived late and damaged and asks for the money back'.split(' ');
+  const state = (salt: number, n: number) => Array.from({ length: n }, (_, i) => words[(i * 7 + salt) % words.length]).join(' ') + ` ticket ${salt}`;
+  for (const model of [ENGLISH_CHECKPOINT, MULTILINGUAL_CHECKPOINT]) {
+    let next = 0;
+    const calls = Number(args.calls);
+    await Promise.all(Array.from({ length: Number(args.clients) }, async () => {
+      while (next < calls) await call(model, state(next++, 90), 1);
+    }));
+    for (let i = 0; i < 8; i++) await call(model, state(i, 60), 32);
+  }
+  const graphs = Object.fromEntries(Object.entries(dirs).map(([name, dir]) => [name, Math.round(graphBytes(dir, readManifest(dir).files.model) / 2 ** 20)]));
+  console.log(JSON.stringify({ settings, graphs_mib: graphs, rss_ready_mib: mib(ready), peak_rss_mib: mib(proc('VmHWM')), rss_end_mib: mib(proc('VmRSS')), pss_end_mib: mib(proc('Pss')), load: os.loadavg()[0]!.toFixed(1) }));
+} finally {
+  child.kill('SIGTERM');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
