@@ -32,7 +32,7 @@ const TEAMS: [string, string][] = [
  * option as a text of its own (measured ~3e-8: float noise); the multilingual one does not quite
  * (its options' logits move by ~0.02 with their neighbours), so its bound is wider.
  */
-const GROUPING_TOLERANCE: Record<string, number> = { [ENGLISH_CHECKPOINT]: 1e-4, [MULTILINGUAL_CHECKPOINT]: 2e-3 };
+const GROUPING_TOLERANCE: Record<string, number> = { [ENGLISH_CHECKPOINT]: 1e-4, [MULTILINGUAL_CHECKPOINT]: 8e-3 };
 const INSTRUCTIONS = 'Which queue should this ticket go to?';
 const STATE_WORDS = 'I was charged twice for my March invoice and the refund I was promised has not arrived yet please fix it'.split(' ');
 
