@@ -14,6 +14,20 @@ import { CheckpointTokenizer, type TextTokenizer } from './tokenizer.js';
 
 const HEAD_CACHE_SIZE = 2048;
 
+/** How a checkpoint's graph is opened: the engine's settings, passed through to every checkpoint. */
+export interface SessionSettings {
+  threads: number;
+  /** Batches each checkpoint runs at once (default 1); see Config.engine.lanes. */
+  lanes?: number;
+  /** A checkpoint whose graph is larger than this gets one session (see Config.engine.singleSessionAboveMiB). */
+  singleSessionAboveMiB?: number;
+  /** Sessions open a cached external-data copy of the graph made here (session-graph.ts,
+   *  Config.engine.sharedWeightsDir); unset: the graph itself. */
+  sharedWeightsDir?: string;
+  /** ONNX Runtime's arena and pre-packing (Config.engine.ortArena / ortPrepack). */
+  memory?: SessionMemory;
+}
+
 export class Checkpoint {
   private readonly heads = new Map<string, QuestionHead>();
 
@@ -28,17 +42,7 @@ export class Checkpoint {
 
   static async load(
     dir: string,
-    opts: {
-      int8: boolean;
-      threads: number;
-      lanes?: number;
-      singleSessionAboveMiB?: number;
-      /** Sessions open a cached external-data copy of the graph made here (session-graph.ts); unset: the graph itself. */
-      sharedWeightsDir?: string;
-      memory?: SessionMemory;
-      batcher: BatcherOptions;
-      onBatch?: (s: BatchStats) => void;
-    },
+    opts: SessionSettings & { int8: boolean; batcher: BatcherOptions; onBatch?: (s: BatchStats) => void },
   ): Promise<Checkpoint> {
     const manifest = readManifest(dir);
     const tokenizer = await CheckpointTokenizer.fromFile(path.join(dir, manifest.files.tokenizer), manifest);

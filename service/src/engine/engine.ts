@@ -6,26 +6,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Starting } from '../errors.js';
-import type { SessionMemory } from './backend.js';
 import type { BatcherOptions, BatchStats } from './batcher.js';
 import { softmax, temperatureFor, toAnswer, type Answer } from './calibrate.js';
-import { Checkpoint } from './checkpoint.js';
+import { Checkpoint, type SessionSettings } from './checkpoint.js';
 import { layOutLate } from './late-layout.js';
 import { layOut, tokenizeState, type LaidOutCall } from './layout.js';
 import type { Question } from './render.js';
 import type { CallTiming } from './timing.js';
 
-export interface EngineOptions {
+export interface EngineOptions extends SessionSettings {
   checkpoints: Record<string, { dir: string; int8: boolean }>;
-  threads: number;
-  /** Batches each checkpoint runs at once (default 1); see Config.engine.lanes. */
-  lanes?: number;
-  /** A checkpoint whose graph is larger than this gets one session (see Config.engine.singleSessionAboveMiB). */
-  singleSessionAboveMiB?: number;
-  /** Where the shared-weights copies of the graphs live (Config.engine.sharedWeightsDir); unset: off. */
-  sharedWeightsDir?: string;
-  /** ONNX Runtime's arena and pre-packing (Config.engine.ortArena / ortPrepack). */
-  memory?: SessionMemory;
   batcher: BatcherOptions;
   startingRetryMs: number;
   onBatch?: (checkpoint: string, stats: BatchStats) => void;
