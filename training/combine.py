@@ -26,6 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from export import ort_session, sha256  # noqa: E402
+
 NOUL = 2  # layout.QTYPE_ID["noul"]
 INPUTS = ["input_ids", "attention_mask", "marker_pos", "marker_mask", "qtype"]
 SAME = ("window", "special_tokens", "languages", "processed_token_cap")
@@ -109,18 +114,10 @@ def combine_graphs(base_path: Path, noul_path: Path, out_path: Path) -> dict:
     return {"shared_initializers": shared, "bytes": out_path.stat().st_size}
 
 
-def _session(path: Path):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-
-
 def check(combined: Path, base: Path, noul: Path, rows: int, vocab: int, seed: int = 7) -> dict:
     """max |Δlogit| of the combined graph against each part alone, on random rows of every type."""
     rng = np.random.default_rng(seed)
-    sc, sb, sn = _session(combined), _session(base), _session(noul)
+    sc, sb, sn = ort_session(combined), ort_session(base), ort_session(noul)
     worst = {"base": 0.0, "noul": 0.0}
     for r in range(rows):
         t, k = int(rng.integers(12, 80)), int(rng.integers(2, 6))
@@ -134,10 +131,6 @@ def check(combined: Path, base: Path, noul: Path, rows: int, vocab: int, seed: i
         for i, part in enumerate(["noul" if q == NOUL else "base" for q in feeds["qtype"]]):
             worst[part] = max(worst[part], float(np.abs(got[i] - want[i]).max()))
     return {"rows": rows, "max_abs_diff": worst}
-
-
-def sha256(p: Path) -> str:
-    return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
 def main(argv=None) -> int:

@@ -154,10 +154,11 @@ def per_example(model, examples: list[Example], pad_id: int, run, batch_tokens: 
     return [res[i] for i in range(len(examples))]
 
 
-def predict(model, examples: list[Example], pad_id: int) -> list[list[float]]:
-    """Logits over each example's real markers, in the order of ``examples``."""
+def predict(model, examples: list[Example], pad_id: int, logits_of=None) -> list[list[float]]:
+    """Logits over each example's real markers, in the order of ``examples``; ``logits_of(b, batch)``
+    computes a collated batch's logits (default: the whole model)."""
     def run(batch, b):
-        logits, _ = model(*batch)
+        logits = logits_of(b, batch) if logits_of else model(*batch)[0]
         return [row[: e.n] for e, row in zip(b, logits.tolist())]
 
     return per_example(model, examples, pad_id, run)
@@ -280,9 +281,10 @@ def lower_states(model, examples: list[Example], pad_id: int, layers: int) -> di
     return {id(e): h for e, h in zip(examples, per_example(model, examples, pad_id, run))}
 
 
-def upper_logits(model, cache: dict[int, torch.Tensor], b: list[Example], pad_id: int, layers: int):
-    """The model's logits for one batch, from the cached lower states through the trained layers."""
-    ids, att, pos, mm, qt = collate(b, pad_id)
+def upper_logits(model, cache: dict[int, torch.Tensor], b: list[Example], batch, layers: int):
+    """The model's logits for one batch (``b``, collated as ``batch``), from the cached lower states
+    through the trained layers."""
+    ids, att, pos, mm, qt = batch
     hidden = torch.zeros(ids.size(0), ids.size(1), cache[id(b[0])].size(1))
     for j, e in enumerate(b):
         hidden[j, : len(e.ids)] = cache[id(e)].float()
@@ -518,8 +520,8 @@ def main(argv=None) -> int:
     dev, skipped_dev = build_examples(layout, dev_items)
     dev_eval = dev
     if args.dev_limit and len(dev) > args.dev_limit:  # every picked row, and every k-th of the others
-        kept = [e for e in dev if picks(args, e)] if args.pick_on != "all" else []
-        rest = [e for e in dev if not (kept and picks(args, e))]
+        kept, rest = ([e for e in dev if picks(args, e)], [e for e in dev if not picks(args, e)]) \
+            if args.pick_on != "all" else ([], dev)
         n = max(0, args.dev_limit - len(kept))
         dev_eval = kept + [rest[int(i * len(rest) / n)] for i in range(min(n, len(rest)))]
     per_epoch = len(batches(train, args.batch_tokens, args.seed))
@@ -572,19 +574,14 @@ def main(argv=None) -> int:
             torch.save({"key": key, "states": [states[id(e)] for e in train + dev]}, cache_file)
         emit({"cached_below": args.cache_below, "rows": len(states)})
 
-        def logits_of(b):
-            return upper_logits(model, states, b, pad, args.cache_below)
-
-        def predict_rows(examples):
-            def run(batch, b):
-                return [row[: e.n] for e, row in zip(b, logits_of(b).tolist())]
-            return per_example(model, examples, pad, run)
+        def logits_of(b, batch):
+            return upper_logits(model, states, b, batch, args.cache_below)
     else:
-        def logits_of(b):
-            return model(*collate(b, pad))[0]
+        def logits_of(b, batch):
+            return model(*batch)[0]
 
-        def predict_rows(examples):
-            return predict(model, examples, pad)
+    def predict_rows(examples):
+        return predict(model, examples, pad, logits_of)
 
     def evaluate(epoch, step):
         te = time.perf_counter()
@@ -614,7 +611,8 @@ def main(argv=None) -> int:
     loss_f = torch.nn.CrossEntropyLoss()
 
     def step_loss(b):
-        return loss_f(logits_of(b), torch.tensor([e.label for e in b])), len(b) * max(len(e.ids) for e in b)
+        batch = collate(b, pad)
+        return loss_f(logits_of(b, batch), torch.tensor([e.label for e in b])), batch[0].numel()
 
     complete = resume.run(model, opt, sched, epoch_batches=lambda e: batches(train, args.batch_tokens, args.seed + e),
                           step_loss=step_loss, epochs=args.epochs, planned=planned, progress=progress,
