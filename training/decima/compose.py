@@ -19,7 +19,8 @@ in the late-interaction row layout (engine/late-layout.ts, the same as training/
      options cut to their own longest length — exactly the tensors DecimaOnnx hands its scorer for that
      question (the scorer takes one state per call; an int8 scorer quantises each activation tensor with
      one scale, so the tensor must be the same, padding included) — through the published scorer graph
-     (inlined in the Loop body), divided by decima.json's temperature;
+     (inlined in the Loop body with the fusions onnxruntime makes when DecimaOnnx opens it, so that the same
+     kernels run), divided by decima.json's temperature;
   4. per question type: choose/verify the scores as they are (the engine's softmax is DecimaOnnx's), score
      `DecimaOnnx.ordinal` in float64 on the row's own levels (so no padded level ever enters it), the
      logits padded to K with −1e4.
@@ -99,6 +100,24 @@ def load_export(src: Path):
     if isinstance(z_dim, int) and z_dim != len(o["ord_g_w"]):
         raise Refused(f"{src}: the scorer's z has {z_dim} features and the ordinal head {len(o['ord_g_w'])} weights")
     return enc, sc, cfg
+
+
+def optimised_scorer(src: Path, work: Path):
+    """scorer.onnx as onnxruntime optimises it when DecimaOnnx opens it (its fusions: DynamicQuantizeMatMul,
+    MatMulIntegerToFloat, SkipLayerNormalization, …), saved at the `extended` level (no layout tied to this
+    CPU). Inside the Loop body onnxruntime would not find all of them (the body knows fewer shapes), and an int8
+    scorer quantises each activation tensor with one scale, so a 1-ulp difference in a fused kernel moves a
+    rounding step and the answer by up to 1e-3: with the fusions made here the body runs DecimaOnnx's kernels."""
+    import onnx
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    so.optimized_model_filepath = str(work / "scorer.optimised.onnx")
+    ort.InferenceSession(str(src / "scorer.onnx"), so, providers=["CPUExecutionProvider"])
+    m = onnx.load(so.optimized_model_filepath, load_external_data=True)
+    (work / "scorer.optimised.onnx").unlink()
+    return m
 
 
 def default_opset(m) -> int:
@@ -299,10 +318,23 @@ def compose(enc, sc, cfg: dict, pad_id: int):
     fill = b.op("Expand", b.const(-1e4, f32), b.unsqueeze(b.op("Sub", K, n), [0]))
     row = b.op("Concat", chosen, fill, axis=0, hint="row")
     cond_out = b.op("Identity", cond_in, hint="cond_out")
+    # the body's constants live in the main graph (outer scope): onnxruntime 1.30 (onnxruntime-node) writes a
+    # subgraph's initializers twice when it saves an optimised copy (the engine's shared-weights copy), which
+    # then does not load
+    body_nodes, hoisted = hoist_constants(b.nodes)
+    # the scorer's inputs with their shapes (the hidden size known, as in the published scorer graph): without
+    # them onnxruntime does not make the same fusions in the body (SkipLayerNormalization) as in the scorer
+    # alone, and an int8 scorer's per-tensor activation scales then round differently
+    d = dim_of(enc.graph.output[0], 2) or "d"
+    shapes = [helper.make_tensor_value_info(hs_b, TensorProto.FLOAT, [1, "state_seq", d]),
+              helper.make_tensor_value_info(sm_b, TensorProto.INT64, [1, "state_seq"]),
+              helper.make_tensor_value_info(hc_b, TensorProto.FLOAT, ["n_choices", "choice_seq", d]),
+              helper.make_tensor_value_info(cm_b, TensorProto.INT64, ["n_choices", "choice_seq"])]
     body = helper.make_graph(
-        b.nodes, "decima_row",
+        body_nodes, "decima_row",
         [helper.make_tensor_value_info(it, TensorProto.INT64, []), helper.make_tensor_value_info(cond_in, TensorProto.BOOL, [])],
         [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), helper.make_tensor_value_info(row, TensorProto.FLOAT, None)],
+        value_info=shapes,
     )
     g.nodes.extend(nodes_s + nodes_c)
     g.nodes.append(helper.make_node("Loop", [B, g.const(True, np.bool_)], ["logits"], name="sq/per_row", body=body))
@@ -315,7 +347,7 @@ def compose(enc, sc, cfg: dict, pad_id: int):
          helper.make_tensor_value_info(mmask, TensorProto.BOOL, ["B", "K"]),
          helper.make_tensor_value_info(qtype, TensorProto.INT64, ["B"])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["B", "K"])],
-        initializer=shared_initializers(enc.graph, "enc:") + shared_initializers(sc.graph, "scr:"),
+        initializer=shared_initializers(enc.graph, "enc:") + shared_initializers(sc.graph, "scr:") + hoisted,
     )
     opsets = {}
     for m in (enc, sc):
@@ -326,6 +358,34 @@ def compose(enc, sc, cfg: dict, pad_id: int):
                               producer_name="structqa training/decima/compose.py")
     model.ir_version = max(enc.ir_version, sc.ir_version)
     return model
+
+
+def hoist_constants(nodes):
+    """Constant nodes → initializers (for the main graph); the other nodes as they are."""
+    from onnx import AttributeProto, TensorProto, helper
+
+    kept, inits = [], []
+    for n in nodes:
+        a = {x.name: x for x in n.attribute}
+        t = None
+        if n.op_type == "Constant" and n.domain in ("", "ai.onnx") and len(a) == 1:
+            (name, attr), = a.items()
+            if name == "value" and attr.type == AttributeProto.TENSOR:
+                t = TensorProto(); t.CopyFrom(attr.t)
+            elif name == "value_float":
+                t = helper.make_tensor("", TensorProto.FLOAT, [], [attr.f])
+            elif name == "value_floats":
+                t = helper.make_tensor("", TensorProto.FLOAT, [len(attr.floats)], list(attr.floats))
+            elif name == "value_int":
+                t = helper.make_tensor("", TensorProto.INT64, [], [attr.i])
+            elif name == "value_ints":
+                t = helper.make_tensor("", TensorProto.INT64, [len(attr.ints)], list(attr.ints))
+        if t is None:
+            kept.append(n)
+        else:
+            t.name = n.output[0]
+            inits.append(t)
+    return kept, inits
 
 
 def ordinal_nodes(b: Builder, s: str, z: str, n: str, head: dict) -> str:
@@ -444,9 +504,9 @@ def convert(a) -> int:
     ops = sorted({f"{n.domain or 'ai.onnx'}.{n.op_type}" for m in (enc, sc) for n in m.graph.node})
     quantised = sorted({o for o in ops if o.split(".")[-1] in QUANTISED_OPS})
     custom = sorted(o for o in ops if not o.startswith("ai.onnx."))
-    model = compose(enc, sc, cfg, int(tok.pad_token_id))
-    del enc, sc
     out.mkdir(parents=True, exist_ok=True)
+    model = compose(enc, optimised_scorer(src, out), cfg, int(tok.pad_token_id))
+    del enc, sc
     path = out / "model.onnx"
     # written with its weights apart first (a graph over 2 GB has no single-protobuf form), checked from the file,
     # then rewritten by the Laya converter's step: one file, or one external-data file above --external-data-mb
@@ -477,6 +537,7 @@ def convert(a) -> int:
         "quantize_method": method,
         "quantised_ops": quantised,
         "custom_ops": custom,
+        "scorer_optimised_by": f"onnxruntime {version('onnxruntime')} (extended level, as DecimaOnnx's session at load)",
         "late_interaction": {
             "max_state_tokens": int(cfg["max_state_tokens"]), "max_choice_tokens": int(cfg["max_choice_tokens"]),
             "state_prefix": late["state_prefix"], "choice_prefix": late["choice_prefix"],

@@ -21,16 +21,18 @@ export const DECIMA_ONNX_CACHE = path.resolve(here, '../../.cache/decima-onnx');
 
 export type Precision = 'fp32' | 'int8';
 
-function scriptsKey(): string {
+/** Keyed by what makes them: the exports by the fixture and the package versions, the imports also by the composer. */
+function scriptsKey(what: 'export' | 'import'): string {
   const h = createHash('sha256');
-  for (const f of ['decima/fixture.py', 'decima/compose.py', 'laya/convert.py', 'laya/fixture.py', 'requirements-import.txt']) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
+  const scripts = ['decima/fixture.py', 'laya/fixture.py', 'requirements-import.txt', ...(what === 'import' ? ['decima/compose.py', 'laya/convert.py'] : [])];
+  for (const f of scripts) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
   h.update(fs.readFileSync(fileURLToPath(import.meta.url)));
-  return h.digest('hex').slice(0, 12);
+  return `${what}-${h.digest('hex').slice(0, 12)}`;
 }
 
 /** The v1 fixture as a published Decima repository: onnx/fp32/ and onnx/int8/ made by decima's own export and quantize. */
 export function decimaExportRepo(): string {
-  const dir = path.join(DECIMA_ONNX_CACHE, scriptsKey(), 'decima-v1-repo');
+  const dir = path.join(DECIMA_ONNX_CACHE, scriptsKey('export'), 'decima-v1-repo');
   if (!fs.existsSync(path.join(dir, 'onnx', 'int8', 'decima.json'))) {
     const tmp = `${dir}.tmp-${process.pid}`;
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -53,7 +55,7 @@ export function decimaExport(precision: Precision): string {
 
 /** That export imported by `structqa models import`'s code; `log` gets the import's lines when it runs. */
 export async function importedDecimaOnnx(precision: Precision, log?: (line: string) => void): Promise<string> {
-  const modelsDir = path.join(DECIMA_ONNX_CACHE, scriptsKey(), 'models');
+  const modelsDir = path.join(DECIMA_ONNX_CACHE, scriptsKey('import'), 'models');
   const name = `imported-decima-onnx-${precision}`;
   const dir = path.join(modelsDir, name);
   if (!fs.existsSync(path.join(dir, 'manifest.json'))) {
