@@ -157,7 +157,7 @@ function pytorchRepo(dir: string): Record<string, RepoFile> {
  * decima.quantize on the fixture), config.json and README at the root, and files a pull must not fetch
  * (the PyTorch form beside it, another precision's folder).
  */
-function decimaRepo(root: string, drop: string[] = []): Record<string, RepoFile> {
+function decimaRepo(root: string, drop: (name: string) => boolean = () => false): Record<string, RepoFile> {
   const files: Record<string, RepoFile> = {
     '.gitattributes': { bytes: Buffer.from('*.onnx filter=lfs diff=lfs merge=lfs -text\n'), lfs: false },
     'pytorch/head.safetensors': { bytes: Buffer.from('not needed by an ONNX pull'), lfs: true },
@@ -166,7 +166,7 @@ function decimaRepo(root: string, drop: string[] = []): Record<string, RepoFile>
   for (const rel of fs.readdirSync(root, { recursive: true }).map(String)) {
     const full = path.join(root, rel);
     const name = rel.split(path.sep).join('/');
-    if (fs.statSync(full).isFile() && !drop.includes(name)) files[name] = { bytes: fs.readFileSync(full), lfs: name.endsWith('.onnx') || name.endsWith('tokenizer.json') };
+    if (fs.statSync(full).isFile() && !drop(name)) files[name] = { bytes: fs.readFileSync(full), lfs: name.endsWith('.onnx') || name.endsWith('tokenizer.json') };
   }
   return files;
 }
@@ -201,7 +201,8 @@ describe('structqa models pull (stand-in hub)', () => {
       'acme/laya-pytorch': { files: pytorchRepo(layaCheckpoint('modernbert', 'sequential')) },
       'acme/pytorch-only': { files: { 'model.safetensors': files['model.safetensors']!, 'rl_agent_config.json': files['laya_config.json']! } },
       'acme/decima-small': { files: decimaRepo(decimaExportRepo()) },
-      'acme/decima-broken': { files: decimaRepo(decimaExportRepo(), ['onnx/int8/scorer.onnx', 'onnx/int8/tokenizer/tokenizer.json']) },
+      'acme/decima-broken': { files: decimaRepo(decimaExportRepo(), (n) => ['onnx/int8/scorer.onnx', 'onnx/int8/tokenizer/tokenizer.json'].includes(n)) },
+      'acme/decima-fp32': { files: decimaRepo(decimaExportRepo(), (n) => n.startsWith('onnx/int8/')) },
     });
   });
 
@@ -355,6 +356,10 @@ describe('structqa models pull (stand-in hub)', () => {
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
       (e: unknown) => e instanceof PullError && /the Decima ONNX export onnx\/int8\/ is incomplete: missing onnx\/int8\/scorer\.onnx, onnx\/int8\/tokenizer\/tokenizer\.json/.test(e.message),
+    );
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/decima-fp32', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
+      (e: unknown) => e instanceof PullError && /no onnx\/int8\/decima\.json: the repository publishes the Decima ONNX export in fp16, fp32 \(--precision\)/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-small', endpoint: hub.endpoint, modelsDir: dir, precision: 'fp32', window: 512, importPython: importPython() }),
