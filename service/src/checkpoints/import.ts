@@ -131,6 +131,7 @@ export interface ImportResult {
 export async function importLayaCheckpoint(opts: ImportOptions): Promise<ImportResult> {
   const src = path.resolve(opts.src);
   if (!fs.existsSync(src) || !fs.statSync(src).isDirectory()) throw new PullError(`${src}: no such folder`);
+  if (opts.precision) throw new PullError(`${src}: --precision applies to a Decima ONNX export (onnx/<precision>/), not to a Laya checkpoint (--int8 makes its int8 graph)`);
   const present = LAYA_PYTORCH_FILES.filter((f) => fs.existsSync(path.join(src, f)));
   const missing = missingLayaFiles(present);
   if (missing.length > 0) {
