@@ -95,7 +95,7 @@ export async function startService(config: Config, parts: ServiceParts): Promise
     for (const [name, c] of engine.checkpoints) {
       app.log.info(
         { checkpoint: name, precision: c.precision, weights: c.weights, fixture: c.manifest.fixture, window: c.manifest.window },
-        c.precision === 'int8' ? 'checkpoint loaded with its int8 graph (opted in)' : 'checkpoint loaded',
+        c.precision !== 'int8' ? 'checkpoint loaded' : c.manifest.files.model_int8 ? 'checkpoint loaded with its int8 graph (opted in)' : 'checkpoint loaded (an int8 graph)',
       );
     }
     app.log.info({ url }, 'ready');

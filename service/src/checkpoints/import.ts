@@ -47,6 +47,8 @@ export interface ImportOptions {
   int8?: boolean;
   /** Rows of the int8 agreement check (default 200). */
   int8Rows?: number;
+  /** A folder holding Decima's ONNX export as `onnx/<precision>/` (a repository's root): which one (default int8). */
+  precision?: 'fp32' | 'int8';
   /** Extra provenance (a pull records where the folder came from). */
   provenance?: Record<string, unknown>;
   log?: (line: string) => void;
@@ -102,12 +104,15 @@ export function checkPython(python: string, runtime = 'laya'): void {
 }
 
 /**
- * `structqa models import DIR`: a Decima folder (decima.json + head.safetensors) goes to its own converter
- * (import-decima.ts), anything else is read as a Laya folder (whose refusal names what is missing).
+ * `structqa models import DIR`: a Decima folder (decima.json: its PyTorch form or its ONNX export, or a
+ * folder holding the export as onnx/<precision>/) goes to its own converters (import-decima.ts), anything
+ * else is read as a Laya folder (whose refusal names what is missing).
  */
 export async function importCheckpoint(opts: ImportOptions): Promise<ImportResult> {
   const src = path.resolve(opts.src);
-  if (fs.existsSync(path.join(src, 'decima.json'))) {
+  const onnxDir = path.join(src, 'onnx');
+  const exported = fs.existsSync(onnxDir) && fs.statSync(onnxDir).isDirectory() && fs.readdirSync(onnxDir).some((p) => fs.existsSync(path.join(onnxDir, p, 'decima.json')));
+  if (fs.existsSync(path.join(src, 'decima.json')) || exported) {
     const { importDecimaCheckpoint } = await import('./import-decima.js');
     return importDecimaCheckpoint(opts);
   }
@@ -119,11 +124,14 @@ export interface ImportResult {
   manifest: Manifest;
   /** The int8 graph's agreement with laya's fp32 forward, when one was made. */
   int8?: ImportFacts['int8'];
+  /** A Decima import: its converter's check against the package's own runtime on the same folder. */
+  decimaCheck?: { rows: number; max_abs_prob_diff: number | null; reference?: string };
 }
 
 export async function importLayaCheckpoint(opts: ImportOptions): Promise<ImportResult> {
   const src = path.resolve(opts.src);
   if (!fs.existsSync(src) || !fs.statSync(src).isDirectory()) throw new PullError(`${src}: no such folder`);
+  if (opts.precision) throw new PullError(`${src}: --precision applies to a Decima ONNX export (onnx/<precision>/), not to a Laya checkpoint (--int8 makes its int8 graph)`);
   const present = LAYA_PYTORCH_FILES.filter((f) => fs.existsSync(path.join(src, f)));
   const missing = missingLayaFiles(present);
   if (missing.length > 0) {

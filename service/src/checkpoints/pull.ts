@@ -30,6 +30,7 @@ import { readManifest } from '../engine/manifest.js';
 import { CheckpointTokenizer } from '../engine/tokenizer.js';
 import ort from 'onnxruntime-node';
 import { importLayaCheckpoint, isLayaPytorch, missingLayaFiles } from './import.js';
+import { decimaOnnxPrecisions, importDecimaCheckpoint, missingDecimaOnnxFiles, type DecimaPrecision } from './import-decima.js';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 
@@ -69,6 +70,8 @@ export interface PullOptions {
   importCheckRows?: number;
   /** PyTorch repositories: also write an int8 graph and report its agreement (`models import --int8`). */
   importInt8?: boolean;
+  /** A Decima repository (its ONNX export as `onnx/<precision>/`): which precision to fetch (default int8, as Decima's runtime). */
+  precision?: DecimaPrecision;
   /** Progress lines (human text). */
   log?: (line: string) => void;
 }
@@ -171,7 +174,7 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
   const commit = typeof info.sha === 'string' && /^[0-9a-f]{40}$/.test(info.sha) ? info.sha : undefined;
 
   // 2. Pick the files a checkpoint needs.
-  const plan = planFiles([...siblings.keys()], where);
+  const plan = planFiles([...siblings.keys()], where, opts.precision);
 
   // 3. Download into a hidden temporary sibling of the target (same file system: the rename is atomic).
   await fsp.mkdir(modelsDir, { recursive: true });
@@ -189,6 +192,26 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
       log(`downloading ${rel}${listedSize !== undefined ? ` (${formatBytes(listedSize)})` : ''}`);
       const got = await withRetries(attempts, retryDelayMs, () => downloadFile(doFetch, url, headers, dest, sibling, `${where}: ${rel}`));
       files.push({ path: rel, ...got });
+    }
+
+    // A Decima ONNX export: composed into one graph by `structqa models import`'s code, from the downloaded folder.
+    if (plan.kind === 'decima-onnx') {
+      const imported = await importDecimaCheckpoint({
+        src: path.join(tmp, ...plan.graph.split('/').slice(0, -1)),
+        modelsDir,
+        name,
+        python: opts.importPython ?? 'python3',
+        languages: opts.languages,
+        window: opts.window,
+        processedTokenCap: opts.processedTokenCap,
+        force: opts.force,
+        checkRows: opts.importCheckRows,
+        provenance: { pulled: { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}), precision: plan.precision, files } },
+        log,
+      });
+      await fsp.rm(tmp, { recursive: true, force: true });
+      log(`pulled ${opts.repo}@${revision} (onnx/${plan.precision}) into ${imported.dir}`);
+      return { dir: imported.dir, manifest: imported.manifest, commit, files };
     }
 
     // A PyTorch-form repository: the same conversion as `structqa models import`, from the downloaded folder.
@@ -282,8 +305,12 @@ function normaliseSubfolder(subfolder: string | undefined): string {
 }
 
 interface Plan {
-  /** 'pytorch': no ONNX graph, a Laya checkpoint in PyTorch form, converted by `models import` after download. */
-  kind?: 'onnx' | 'pytorch';
+  /**
+   * 'pytorch': no ONNX graph, a Laya checkpoint in PyTorch form, converted by `models import` after download;
+   * 'decima-onnx': a Decima ONNX export (`onnx/<precision>/`), composed into one graph by `models import`'s code.
+   */
+  kind?: 'onnx' | 'pytorch' | 'decima-onnx';
+  precision?: DecimaPrecision;
   graph: string;
   int8?: string;
   tokenizer: string;
@@ -291,13 +318,16 @@ interface Plan {
   all: string[];
 }
 
-function planFiles(names: string[], where: string): Plan {
+function planFiles(names: string[], where: string, precision?: DecimaPrecision): Plan {
   const set = new Set(names);
   for (const n of names) {
     if (n.split('/').some((p) => p === '..' || p === '.' || p === '') || path.isAbsolute(n)) {
       throw new PullError(`${where}: refusing the file name ${JSON.stringify(n)}`);
     }
   }
+  const decima = decimaOnnxPrecisions(names);
+  if (decima.length > 0) return planDecimaOnnx(names, where, decima, precision ?? 'int8');
+  if (precision) throw new PullError(`${where}: --precision applies to a Decima repository (onnx/<precision>/decima.json), which this is not`);
   const onnx = names.filter((n) => n.endsWith('.onnx'));
   let graph = [...GRAPH_NAMES, ...GRAPH_NAMES.map((g) => `onnx/${g}`)].find((g) => set.has(g));
   if (!graph) {
@@ -340,6 +370,24 @@ function planFiles(names: string[], where: string): Plan {
   }
   for (const n of names) if (!n.includes('/') && DOC_FILES.test(n)) all.add(n);
   return { graph, int8, tokenizer, config, all: [...all] };
+}
+
+/**
+ * A Decima repository as `DecimaOnnx.from_pretrained` fetches it: `onnx/<precision>/**` and the root's
+ * config.json (plus README/LICENSE), nothing from the other precisions or the PyTorch files.
+ */
+function planDecimaOnnx(names: string[], where: string, available: string[], precision: DecimaPrecision): Plan {
+  if (!available.includes(precision)) {
+    throw new PullError(`${where}: no onnx/${precision}/decima.json: the repository publishes the Decima ONNX export in ${available.join(', ')} (--precision)`);
+  }
+  const dir = `onnx/${precision}/`;
+  const inside = names.filter((n) => n.startsWith(dir));
+  const missing = missingDecimaOnnxFiles(inside.map((n) => n.slice(dir.length)));
+  if (missing.length > 0) {
+    throw new PullError(`${where}: the Decima ONNX export onnx/${precision}/ is incomplete: missing ${missing.map((f) => dir + f).join(', ')}`);
+  }
+  const all = [...inside, ...names.filter((n) => !n.includes('/') && (n === 'config.json' || DOC_FILES.test(n)))];
+  return { kind: 'decima-onnx', precision, graph: `${dir}scorer.onnx`, tokenizer: `${dir}tokenizer/tokenizer.json`, config: `${dir}decima.json`, all };
 }
 
 /** One HTTP GET with redirects followed by hand (so the hub's own headers are seen); throws PullError. */

@@ -1,6 +1,7 @@
 /**
  * `structqa models pull REPO [--revision R] [--name NAME] [--endpoint URL] [--out DIR]`: fetch a
- * published Laya-format checkpoint from a Hugging Face-compatible hub into the models folder.
+ * published Laya-format checkpoint (or a Decima repository's ONNX export, `--precision`) from a Hugging
+ * Face-compatible hub into the models folder; `structqa models import DIR` converts a folder on disk.
  * Endpoint: --endpoint, else config.hub (STRUCTQA_HUB_ENDPOINT, default https://huggingface.co); token: HF_TOKEN.
  */
 import type { Command } from 'commander';
@@ -24,6 +25,7 @@ interface PullFlags {
   check: boolean;
   python?: string;
   int8?: boolean;
+  precision?: string;
 }
 
 interface ImportFlags {
@@ -37,6 +39,7 @@ interface ImportFlags {
   checkRows: string;
   int8?: boolean;
   int8Rows: string;
+  precision?: string;
 }
 
 const number = (flag: string, v: string | undefined, min = 1): number | undefined => {
@@ -44,6 +47,10 @@ const number = (flag: string, v: string | undefined, min = 1): number | undefine
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new PullError(`${flag} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
   return n;
+};
+const precisionFlag = (v: string | undefined): 'fp32' | 'int8' | undefined => {
+  if (v === undefined || v === 'fp32' || v === 'int8') return v;
+  throw new PullError(`--precision must be fp32 or int8, got ${JSON.stringify(v)}`);
 };
 const languageList = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
@@ -62,7 +69,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
   const models = program.command('models').description('Published checkpoints from a model hub.');
   models
     .command('pull')
-    .description('Download a Laya-format ONNX checkpoint from a Hugging Face-compatible hub into the models folder.')
+    .description('Download a Laya-format checkpoint (ONNX bundle or PyTorch form) or a Decima ONNX export (onnx/<precision>/) from a Hugging Face-compatible hub into the models folder.')
     .argument('<repo>', 'repository, owner/name (e.g. NandhaKishorM/laya)')
     .option('--revision <rev>', 'branch, tag or commit', 'main')
     .option('--name <name>', 'checkpoint name and folder (default: the repository name)')
@@ -76,6 +83,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--no-check', 'skip loading the tokenizer and graph before moving the folder into place')
     .option('--python <path>', 'Python for a PyTorch-form repository, converted by models import (default: STRUCTQA_IMPORT_PYTHON or python3)')
     .option('--int8', 'a PyTorch-form repository: also write an int8 graph and report its agreement (as models import --int8)')
+    .option('--precision <p>', 'a Decima repository (onnx/<precision>/): fp32 or int8 (default int8, as Decima\'s runtime)')
     .action(async (repo: string, opts: PullFlags) => {
       try {
         const result = await pullCheckpoint({
@@ -93,6 +101,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           verify: opts.check,
           importPython: opts.python ?? hub.importPython,
           importInt8: opts.int8 ?? false,
+          precision: precisionFlag(opts.precision),
           log: (line) => err(`${line}\n`),
         });
         out(`${result.dir}\n`);
@@ -103,8 +112,11 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     });
   models
     .command('import')
-    .description("Convert a Laya (rl_agent_config.json, model.safetensors, encoder/, tokenizer/) or Decima (decima.json, head.safetensors, encoder/) checkpoint folder in PyTorch form into a checkpoint the engine serves.")
-    .argument('<dir>', 'the Laya or Decima checkpoint folder')
+    .description(
+      'Convert a Laya (rl_agent_config.json, model.safetensors, encoder/, tokenizer/) or Decima (decima.json, head.safetensors, encoder/) checkpoint folder in PyTorch form, ' +
+        'or a Decima ONNX export (encoder.onnx, scorer.onnx, decima.json, tokenizer/; or a folder holding onnx/<precision>/), into a checkpoint the engine serves.',
+    )
+    .argument('<dir>', 'the Laya or Decima checkpoint folder, or the Decima ONNX export')
     .option('--name <name>', 'checkpoint name and folder (default: the folder name)')
     .option('--out <dir>', 'models folder', config.models.dir)
     .option('--languages <codes>', 'comma-separated ISO 639-1 codes, or * (default: * for mmBERT, else en)')
@@ -115,6 +127,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--check-rows <n>', "rows of the converter's check against laya's own forward (0 skips it)", '48')
     .option('--int8', "also write an int8 graph (opt-in per checkpoint with STRUCTQA_INT8) and report its agreement with laya's fp32")
     .option('--int8-rows <n>', 'rows of the int8 agreement check (fewer is cheaper on a large graph and a weaker check; the count is in the manifest)', '200')
+    .option('--precision <p>', 'a folder holding a Decima ONNX export as onnx/<precision>/: fp32 or int8 (default int8)')
     .action(async (dir: string, opts: ImportFlags) => {
       try {
         const result = await importCheckpoint({
@@ -129,6 +142,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           checkRows: number('--check-rows', opts.checkRows, 0),
           int8: opts.int8 ?? false,
           int8Rows: number('--int8-rows', opts.int8Rows, 1),
+          precision: precisionFlag(opts.precision),
           log: (line) => err(`${line}\n`),
         });
         out(`${result.dir}\n`);

@@ -62,7 +62,7 @@ export class Checkpoint {
     // answer; one row per run keeps answers independent of batching (contract §3) at int8's speed.
     const batcherOptions = { ...opts.batcher, ...(opts.int8 ? { maxRows: 1 } : {}), ...(single ? { inlineMaxTokens: 0 } : {}) };
     const batcher = new Batcher(backend, batcherOptions, opts.onBatch);
-    const checkpoint = new Checkpoint(manifest, tokenizer, backend, batcher, opts.int8 ? 'int8' : 'fp32');
+    const checkpoint = new Checkpoint(manifest, tokenizer, backend, batcher, opts.int8 ? 'int8' : recordedPrecision(manifest));
     checkpoint.sessions = backend.lanes + (backend.lanes > 1 ? 1 : 0) + (inline ? 1 : 0);
     return checkpoint;
   }
@@ -106,6 +106,16 @@ export class Checkpoint {
     await this.batcher.drain();
     await this.backend.close();
   }
+}
+
+/**
+ * The arithmetic the main graph itself runs in, as its builder recorded it (`provenance.export.precision`):
+ * an imported Decima int8 export is its own main graph (MatMulNBits computing in int8), built so that a row's
+ * answer does not depend on its batch-mates (training/decima/compose.py), so it is batched as any graph.
+ */
+function recordedPrecision(manifest: Manifest): 'fp32' | 'int8' {
+  const recorded = (manifest.provenance?.['export'] as { precision?: unknown } | undefined)?.precision;
+  return recorded === 'int8' ? 'int8' : 'fp32';
 }
 
 /** A graph's bytes on disk with its external-data files (`model.onnx.data`, `model.onnx_data`, …). */

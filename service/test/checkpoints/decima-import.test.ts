@@ -13,64 +13,19 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
-import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
 import { ServiceError } from '../../src/errors.js';
 import { engineServing } from '../helpers/checkpoints.js';
 import { modelsCli } from '../helpers/cli.js';
 import { decimaCheckpoint, decimaReference, importedDecima, type DecimaVariant } from '../helpers/decima.js';
+import { compareServed, DECIMA_WORDS, type Compared } from '../helpers/decima-compare.js';
 import { testApp } from '../helpers/app.js';
 import { importPython } from '../helpers/laya.js';
-import { requests, SCRIPTS, sourceBodies, type Request } from '../helpers/requests.js';
+import { requests, SCRIPTS, sourceBodies } from '../helpers/requests.js';
 
-const TOLERANCE = 1e-4;
-// Decima reads at most 256 state tokens (the question included) and 48 per option (its question copy
-// included): shorter states and instructions than the Laya tests' keep most questions inside them.
-const DECIMA_WORDS = { state: 30, instructions: 6 };
-
-async function compare(variant: DecimaVariant, texts: string[], leftOut = 0.1): Promise<{ rows: number; worst: number; spread: number }> {
-  const dir = await importedDecima(variant);
-  const manifest = readManifest(dir);
-  const reqs = texts.map((t) => parseSourceJson(t) as Request);
+async function compare(variant: DecimaVariant, texts: string[], leftOut = 0.1): Promise<Compared> {
   const reference = decimaReference(decimaCheckpoint(variant), `[${texts.join(',\n')}]`);
-  const engine = engineServing(manifest.name, dir, { maxQueuedRows: 4096 });
-  await engine.start();
-  let rows = 0;
-  let worst = 0;
-  let spread = 0;
-  let skipped = 0;
-  const reasons = { cut: 0, refused: 0 };
-  try {
-    for (const [i, req] of reqs.entries()) {
-      const want = reference[i]!;
-      // questions Decima refuses or cuts are refused by the engine (422): leave them out of the call
-      const questions = Object.fromEntries(Object.entries(req.questions).filter(([name]) => !want[name]!.error && !want[name]!.cut));
-      skipped += Object.keys(req.questions).length - Object.keys(questions).length;
-      for (const [name] of Object.entries(req.questions)) if (want[name]!.cut || want[name]!.error) reasons[want[name]!.error ? 'refused' : 'cut']++;
-      if (Object.keys(questions).length === 0) continue;
-      const prepared = await engine.prepare(manifest.name, questions, req.state);
-      const answered = await engine.answer(prepared);
-      prepared.names.forEach((name, j) => {
-        const w = want[name]!;
-        assert.deepEqual([...prepared.laidOut.rows[j]!.ids], w.ids, `request ${i} ${name}: token ids differ from decima's (${texts[i]})`);
-        const a = answered.answers[name]!;
-        const got = a.type === 'noul' ? [1 - a.noul, a.noul] : prepared.laidOut.heads[j]!.keys.map((key) => a.probabilities[key]!);
-        assert.equal(got.length, w.probabilities!.length);
-        got.forEach((p, k) => {
-          const d = Math.abs(p - w.probabilities![k]!);
-          worst = Math.max(worst, d);
-          assert.ok(d <= TOLERANCE, `request ${i} ${name} option ${k}: ${p} vs decima ${w.probabilities![k]} (${texts[i]})`);
-        });
-        spread = Math.max(spread, Math.max(...got) - Math.min(...got));
-        rows++;
-      });
-    }
-  } finally {
-    await engine.close();
-  }
-  process.stdout.write(`# decima ${variant}: left out ${JSON.stringify(reasons)}\n`);
-  assert.ok(skipped <= rows * leftOut, `${skipped} questions were cut or refused by decima (${rows} compared): the generator should stay inside its budgets`);
-  return { rows, worst, spread };
+  return compareServed(await importedDecima(variant), reference, texts, `decima ${variant}`, leftOut);
 }
 
 describe('Decima PyTorch checkpoints imported and served exactly (issue 22, second family)', { timeout: 30 * 60_000 }, () => {
@@ -204,7 +159,7 @@ describe('Decima PyTorch checkpoints imported and served exactly (issue 22, seco
       const run = modelsCli(loadConfig({ STRUCTQA_DATA_DIR: tmp, LOG_LEVEL: 'silent' }));
       const refused = await run('models', 'import', decimaCheckpoint('v1'), '--out', path.join(tmp, 'cli'), '--python', importPython(), '--int8');
       assert.equal(refused.code, 1);
-      assert.match(refused.err, /structqa models import: .*--int8 is not available for Decima checkpoints yet/);
+      assert.match(refused.err, /structqa models import: .*--int8 is not available for Decima checkpoints in PyTorch form: import the ONNX export/);
     });
   });
 });

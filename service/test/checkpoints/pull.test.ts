@@ -18,6 +18,7 @@ import { readManifest } from '../../src/engine/manifest.js';
 import type { Question } from '../../src/engine/render.js';
 import { engineServing, fixtureModels } from '../helpers/checkpoints.js';
 import { importPython, layaCheckpoint, layaReference } from '../helpers/laya.js';
+import { decimaExport, decimaExportRepo, decimaOnnxReference } from '../helpers/decima-export.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const TOKEN = 'hf_test_secret';
@@ -151,6 +152,25 @@ function pytorchRepo(dir: string): Record<string, RepoFile> {
   return files;
 }
 
+/**
+ * A Decima repository as published: its ONNX export in onnx/fp32/ and onnx/int8/ (decima.export and
+ * decima.quantize on the fixture), config.json and README at the root, and files a pull must not fetch
+ * (the PyTorch form beside it, another precision's folder).
+ */
+function decimaRepo(root: string, drop: (name: string) => boolean = () => false): Record<string, RepoFile> {
+  const files: Record<string, RepoFile> = {
+    '.gitattributes': { bytes: Buffer.from('*.onnx filter=lfs diff=lfs merge=lfs -text\n'), lfs: false },
+    'pytorch/head.safetensors': { bytes: Buffer.from('not needed by an ONNX pull'), lfs: true },
+    'onnx/fp16/decima.json': { bytes: Buffer.from('{}'), lfs: false },
+  };
+  for (const rel of fs.readdirSync(root, { recursive: true }).map(String)) {
+    const full = path.join(root, rel);
+    const name = rel.split(path.sep).join('/');
+    if (fs.statSync(full).isFile() && !drop(name)) files[name] = { bytes: fs.readFileSync(full), lfs: name.endsWith('.onnx') || name.endsWith('tokenizer.json') };
+  }
+  return files;
+}
+
 const LAYA_CONFIG = {
   encoder: 'answerdotai/ModernBERT-large',
   max_len: 512,
@@ -180,6 +200,9 @@ describe('structqa models pull (stand-in hub)', () => {
       'acme/laya-drop': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 501 }), truncate: { file: 'laya.onnx', mode: 'drop' } },
       'acme/laya-pytorch': { files: pytorchRepo(layaCheckpoint('modernbert', 'sequential')) },
       'acme/pytorch-only': { files: { 'model.safetensors': files['model.safetensors']!, 'rl_agent_config.json': files['laya_config.json']! } },
+      'acme/decima-small': { files: decimaRepo(decimaExportRepo()) },
+      'acme/decima-broken': { files: decimaRepo(decimaExportRepo(), (n) => ['onnx/int8/scorer.onnx', 'onnx/int8/tokenizer/tokenizer.json'].includes(n)) },
+      'acme/decima-fp32': { files: decimaRepo(decimaExportRepo(), (n) => n.startsWith('onnx/int8/')) },
     });
   });
 
@@ -280,6 +303,73 @@ describe('structqa models pull (stand-in hub)', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it('a Decima repository (its ONNX export, onnx/<precision>/) is pulled in int8 by default (only onnx/int8/**, config.json, README), imported, served, and answers as DecimaOnnx does; --precision fp32 through the CLI', { timeout: 20 * 60_000 }, async () => {
+    const dir = modelsDir();
+    const before = hub.requests.length;
+    const result = await pullCheckpoint({ repo: 'acme/decima-small', endpoint: hub.endpoint, modelsDir: dir, name: 'decima-small', importPython: importPython(), importCheckRows: 8 });
+    assert.equal(result.dir, path.join(dir, 'decima-small'));
+    assert.deepEqual(fs.readdirSync(dir), ['decima-small'], 'no temporary folders left');
+    const fetched = result.files.map((f) => f.path).sort();
+    assert.deepEqual(fetched, ['README.md', 'config.json', ...Object.keys(decimaRepo(decimaExportRepo())).filter((n) => n.startsWith('onnx/int8/'))].sort());
+    const resolved = hub.requests.slice(before).filter((p) => p.includes('/resolve/'));
+    assert.ok(resolved.every((p) => /\/resolve\/[0-9a-f]{40}\/(onnx\/int8\/|config\.json$|README\.md$)/.test(p)), resolved.join('\n'));
+    const m = readManifest(result.dir);
+    assert.equal(m.layout, 'late-interaction');
+    const prov = m.provenance as { source: string; export: { precision: string }; pulled: { repo: string; commit: string; precision: string } };
+    assert.equal(prov.source, 'decima-onnx-import');
+    assert.equal(prov.export.precision, 'int8');
+    assert.deepEqual([prov.pulled.repo, prov.pulled.commit, prov.pulled.precision], ['acme/decima-small', COMMIT, 'int8']);
+
+    const state = 'The app crashes when I open the invoice page, and I want my payment back.';
+    const q: Record<string, Question> = {
+      team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } },
+      refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
+      urgency: { type: 'score', instructions: 'How urgent?', criteria: ['low', 'medium', 'high'] },
+    };
+    const want = decimaOnnxReference(decimaExport('int8'), JSON.stringify([{ state, questions: q }]))[0]!;
+    const engine = engineServing('decima-small', result.dir);
+    await engine.start();
+    try {
+      const answered = await engine.answer(await engine.prepare('decima-small', q, state));
+      const team = answered.answers['team'] as { probabilities: Record<string, number> };
+      Object.values(team.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['team']!.probabilities![k]!) <= 1e-4, `${p} vs ${want['team']!.probabilities![k]}`));
+      assert.ok(Math.abs((answered.answers['refund'] as { noul: number }).noul - want['refund']!.probabilities![1]!) <= 1e-4);
+      const urgency = answered.answers['urgency'] as { probabilities: Record<string, number> };
+      Object.values(urgency.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['urgency']!.probabilities![k]!) <= 1e-4));
+    } finally {
+      await engine.close();
+    }
+
+    const config = loadConfig({ STRUCTQA_DATA_DIR: path.dirname(dir), LOG_LEVEL: 'silent' });
+    const run = modelsCli(config, { STRUCTQA_HUB_ENDPOINT: hub.endpoint });
+    const fp32 = await run('models', 'pull', 'acme/decima-small', '--name', 'decima-small-fp32', '--precision', 'fp32', '--python', importPython());
+    assert.equal(fp32.code, 0, fp32.err);
+    assert.match(fp32.err, /downloading onnx\/fp32\/encoder\.onnx/);
+    assert.match(fp32.err, /agreement with decima\.runtime\.DecimaOnnx on this folder \(fp32\)/);
+    assert.equal((readManifest(path.join(dir, 'decima-small-fp32')).provenance as { export: { precision: string } }).export.precision, 'fp32');
+  });
+
+  it('a Decima repository that is incomplete, or lacks the precision asked for, is refused with what is missing; nothing is left behind', async () => {
+    const dir = modelsDir();
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/decima-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
+      (e: unknown) => e instanceof PullError && /the Decima ONNX export onnx\/int8\/ is incomplete: missing onnx\/int8\/scorer\.onnx, onnx\/int8\/tokenizer\/tokenizer\.json/.test(e.message),
+    );
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/decima-fp32', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
+      (e: unknown) => e instanceof PullError && /no onnx\/int8\/decima\.json: the repository publishes the Decima ONNX export in fp16, fp32 \(--precision\)/.test(e.message),
+    );
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/decima-small', endpoint: hub.endpoint, modelsDir: dir, precision: 'fp32', window: 512, importPython: importPython() }),
+      (e: unknown) => e instanceof PullError && /--window does not apply to a Decima checkpoint/.test(e.message),
+    );
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/laya', endpoint: hub.endpoint, modelsDir: dir, precision: 'int8' }),
+      (e: unknown) => e instanceof PullError && /--precision applies to a Decima repository/.test(e.message),
+    );
+    assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], [], 'nothing left in the models folder');
   });
 
   it('a repository that does not exist, or a private one without a token, gives a clear error', async () => {
