@@ -53,6 +53,19 @@ export interface Config {
      * a core from one of its threads (docs/performance.md). Each lane costs one more session's memory.
      */
     lanes: number;
+    /**
+     * Intra-op threads of each lane's session (STRUCTQA_LANE_THREADS, default threads / lanes, at least 1).
+     * With fewer than `threads`, the first lane's worker also holds a wide session over all of them for a
+     * lone row (see wideSession); with all of them, a lone row runs on a lane and needs no wide session.
+     */
+    laneThreads: number;
+    /**
+     * The first lane's session over all the threads, for a lone row that is not run inline
+     * (STRUCTQA_WIDE_SESSION, default on; only where a lane has fewer than all the threads). Off: such a
+     * row runs on a lane's share of the cores, beside the other lanes, and the checkpoint holds one
+     * session less (about 95 MiB for the English checkpoint; docs/performance.md).
+     */
+    wideSession: boolean;
     /** Padded tokens (rows × longest row) per model run. */
     batchTokenBudget: number;
     /** Rows per model run. */
@@ -230,6 +243,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxQuestions: 32,
       threads,
       lanes,
+      laneThreads: Math.max(1, int(env, 'STRUCTQA_LANE_THREADS', Math.floor(threads / lanes))),
+      wideSession: bool(env, 'STRUCTQA_WIDE_SESSION', true),
       batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 1024),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),

@@ -87,6 +87,8 @@ export class Engine {
           int8: cfg.int8,
           threads: this.options.threads,
           lanes: this.options.lanes,
+          laneThreads: this.options.laneThreads,
+          wideSession: this.options.wideSession,
           singleSessionAboveMiB: this.options.singleSessionAboveMiB,
           sharedWeightsDir: this.options.sharedWeightsDir,
           memory: this.options.memory,
@@ -138,7 +140,7 @@ export class Engine {
     for (const length of [8, room]) {
       const rows = rowsOf(length);
       await Promise.all(Array.from({ length: backend.lanes }, () => backend.run(rows)));
-      if (backend.lanes > 1) await backend.run(rows, { wide: true });
+      if (backend.lanes > 1 && backend.wide !== false) await backend.run(rows, { wide: true });
       if (backend.runInline) await backend.runInline(length === 8 || inlineRoom <= 8 ? rowsOf(8) : rowsOf(inlineRoom));
     }
   }

@@ -176,3 +176,31 @@ test('warm-up: the lanes and the wide session run a full-window row, the inline 
     await engine.close();
   }
 });
+
+test('sessions per checkpoint: 2 lanes, the wide and the inline session by default; no wide session with wideSession off or with lanes of all the threads', async () => {
+  const dir = path.join(await fixtureModels(), 'fixture-en');
+  const table: { settings: { wideSession?: boolean; laneThreads?: number }; sessions: number; wide: boolean; laneThreads: number }[] = [
+    { settings: {}, sessions: 4, wide: true, laneThreads: 1 },
+    { settings: { wideSession: false }, sessions: 3, wide: false, laneThreads: 1 },
+    { settings: { laneThreads: 2 }, sessions: 3, wide: true, laneThreads: 2 },
+  ];
+  for (const { settings, sessions, wide, laneThreads } of table) {
+    const engine = new Engine({
+      checkpoints: { 'core-0.3.20': { dir, int8: false } },
+      threads: 2,
+      lanes: 2,
+      ...settings,
+      batcher: { ...batcher, inlineMaxTokens: 256 },
+      startingRetryMs: 1000,
+    });
+    await engine.start();
+    try {
+      const { backend } = engine.checkpoints.get('core-0.3.20')! as unknown as { backend: OnnxBackend };
+      const label = JSON.stringify(settings);
+      assert.equal((engine.status.checkpoints['core-0.3.20'] as { sessions: number }).sessions, sessions, label);
+      assert.deepEqual([backend.lanes, backend.wide, backend.laneThreads, backend.runInline !== undefined], [2, wide, laneThreads, true], label);
+    } finally {
+      await engine.close();
+    }
+  }
+});
