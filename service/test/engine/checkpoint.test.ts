@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
+import { loadConfig } from '../../src/config.js';
 import { OnnxBackend } from '../../src/engine/backend.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { Row } from '../../src/engine/layout.js';
@@ -177,12 +178,14 @@ test('warm-up: the lanes and the wide session run a full-window row, the inline 
   }
 });
 
-test('sessions per checkpoint: 2 lanes, the wide and the inline session by default; no wide session with wideSession off or with lanes of all the threads', async () => {
+test('sessions per checkpoint: with the service defaults 2 lanes and the inline session; the wide session only when asked for and a lane has fewer than all the threads', async () => {
   const dir = path.join(await fixtureModels(), 'fixture-en');
+  const defaults = loadConfig({ STRUCTQA_DATA_DIR: '/tmp/structqa-unused', STRUCTQA_THREADS: '2' }).engine;
   const table: { settings: { wideSession?: boolean; laneThreads?: number }; sessions: number; wide: boolean; laneThreads: number }[] = [
-    { settings: {}, sessions: 4, wide: true, laneThreads: 1 },
+    { settings: { wideSession: defaults.wideSession, laneThreads: defaults.laneThreads }, sessions: 3, wide: false, laneThreads: 1 },
+    { settings: { wideSession: true }, sessions: 4, wide: true, laneThreads: 1 },
     { settings: { wideSession: false }, sessions: 3, wide: false, laneThreads: 1 },
-    { settings: { laneThreads: 2 }, sessions: 3, wide: true, laneThreads: 2 },
+    { settings: { laneThreads: 2, wideSession: true }, sessions: 3, wide: true, laneThreads: 2 },
   ];
   for (const { settings, sessions, wide, laneThreads } of table) {
     const engine = new Engine({
