@@ -1,7 +1,7 @@
 /**
  * Memory of one checkpoint in the engine against its graph's size, and its 1-question latency (issue 22).
  *
- *   npx tsx bench/src/checkpoint-memory.ts DIR [--lanes N] [--inline-max-tokens N] [--single-session-above-mb N]
+ *   npx tsx bench/src/checkpoint-memory.ts DIR [--lanes N] [--lane-threads N] [--wide-session on|off] [--inline-max-tokens N] [--single-session-above-mb N]
  *     [--shared-weights DIR|off] [--arena on|off] [--prepack on|off] [--int8] [--calls 20]
  *
  * Loads DIR as the only checkpoint with the engine's defaults (or the given lanes / inline budget, shared-weights
@@ -22,7 +22,7 @@ import type { Question } from '../../service/src/engine/render.js';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { 'shared-weights': { type: 'string' }, arena: { type: 'string' }, prepack: { type: 'string' }, lanes: { type: 'string' }, 'inline-max-tokens': { type: 'string' }, 'single-session-above-mb': { type: 'string' }, int8: { type: 'boolean' }, calls: { type: 'string', default: '20' } },
+  options: { 'shared-weights': { type: 'string' }, arena: { type: 'string' }, prepack: { type: 'string' }, lanes: { type: 'string' }, 'lane-threads': { type: 'string' }, 'wide-session': { type: 'string' }, 'inline-max-tokens': { type: 'string' }, 'single-session-above-mb': { type: 'string' }, int8: { type: 'boolean' }, calls: { type: 'string', default: '20' } },
 });
 const dir = path.resolve(positionals[0] ?? '');
 const onOff = (v: string | undefined, fallback: boolean): boolean => (v === undefined ? fallback : v === 'on');
@@ -41,6 +41,8 @@ const engine = new Engine({
   checkpoints: { [manifest.name]: { dir, int8: args.int8 ?? false } },
   threads: usableCores(),
   lanes,
+  laneThreads: args['lane-threads'] ? Number(args['lane-threads']) : args.lanes ? undefined : defaults.laneThreads,
+  wideSession: onOff(args['wide-session'], defaults.wideSession),
   singleSessionAboveMiB: args['single-session-above-mb'] ? Number(args['single-session-above-mb']) : defaults.singleSessionAboveMiB,
   sharedWeightsDir: args['shared-weights'] === undefined ? defaults.sharedWeightsDir : args['shared-weights'] === 'off' ? undefined : path.resolve(args['shared-weights']),
   memory: { arena: onOff(args.arena, defaults.ortArena), prepack: onOff(args.prepack, defaults.ortPrepack) },
@@ -63,6 +65,8 @@ console.log(
     checkpoint: manifest.name,
     precision: args.int8 ? 'int8' : 'fp32',
     lanes,
+    lane_threads: (engine.checkpoints.get(manifest.name)!.backend as { laneThreads?: number }).laneThreads,
+    wide_session: onOff(args['wide-session'], defaults.wideSession),
     inline_max_tokens: inlineMaxTokens,
     shared_weights: args['shared-weights'] ?? defaults.sharedWeightsDir ?? 'off',
     arena: onOff(args.arena, defaults.ortArena),

@@ -2,12 +2,14 @@
  * Peak memory of a real `structqa serve` with the bundled checkpoints (or the folders given), under load
  * on each checkpoint (issue 22: "peak RSS per checkpoint against its graph size").
  *
- *   npx tsx bench/src/server-memory.ts [--english DIR] [--multilingual DIR] [--calls 200] [--clients 8] [STRUCTQA_NAME=VALUE ...]
+ *   npx tsx bench/src/server-memory.ts [--english DIR|tiny] [--multilingual DIR|tiny] [--calls 200] [--clients 8] [STRUCTQA_NAME=VALUE ...]
  *
  * Starts the server (its own data dir; the settings given as arguments on top of the defaults), sends each
  * checkpoint `--calls` 1-question calls from `--clients` clients and 8 calls of 32 questions (the largest
  * batches, so every session's arena reaches its size), then prints the server's peak RSS (VmHWM), RSS and
  * PSS at the end (PSS counts a page mapped by n sessions 1/n in each: physical memory), and the graphs' sizes.
+ * `tiny` serves the tiny fixture (1 layer × 32, 1 MiB) in that slot: a server with one real checkpoint, or,
+ * in both slots, what the server itself holds.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT, MULTILINGUAL_CHECKPOINT } from '../../service/src/config.js';
 import { graphBytes } from '../../service/src/engine/checkpoint.js';
 import { readManifest } from '../../service/src/engine/manifest.js';
+import { buildFixture } from '../../service/src/fixtures/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
@@ -27,9 +30,18 @@ const { values: args, positionals } = parseArgs({
   options: { english: { type: 'string' }, multilingual: { type: 'string' }, calls: { type: 'string', default: '200' }, clients: { type: 'string', default: '8' } },
 });
 const settings = Object.fromEntries(positionals.map((p) => p.split('=') as [string, string]));
+/** The tiny fixture under a checkpoint's name (its processed-token cap raised so the 32-question calls fit). */
+async function tiny(name: string): Promise<string> {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-memory-tiny-')), name);
+  await buildFixture('tiny', dir, { name });
+  const manifestPath = path.join(dir, 'manifest.json');
+  fs.writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(fs.readFileSync(manifestPath, 'utf8')), processed_token_cap: 6000 }, null, 2));
+  return dir;
+}
+const slot = async (arg: string | undefined, name: string) => (arg === 'tiny' ? tiny(name) : path.resolve(arg ?? path.join(BUNDLED_CHECKPOINTS_DIR, name)));
 const dirs = {
-  [ENGLISH_CHECKPOINT]: path.resolve(args.english ?? path.join(BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT)),
-  [MULTILINGUAL_CHECKPOINT]: path.resolve(args.multilingual ?? path.join(BUNDLED_CHECKPOINTS_DIR, MULTILINGUAL_CHECKPOINT)),
+  [ENGLISH_CHECKPOINT]: await slot(args.english, ENGLISH_CHECKPOINT),
+  [MULTILINGUAL_CHECKPOINT]: await slot(args.multilingual, MULTILINGUAL_CHECKPOINT),
 };
 const mib = (kb: number) => Math.round(kb / 1024);
 const port = await new Promise<number>((resolve) => {

@@ -53,6 +53,22 @@ export interface Config {
      * a core from one of its threads (docs/performance.md). Each lane costs one more session's memory.
      */
     lanes: number;
+    /**
+     * Intra-op threads of each lane's session (STRUCTQA_LANE_THREADS, default threads / lanes, at least 1).
+     * With fewer than `threads`, the first lane's worker also holds a wide session over all of them for a
+     * lone row (see wideSession); with all of them, a lone row runs on a lane and needs no wide session.
+     */
+    laneThreads: number;
+    /**
+     * The first lane's session over all the threads, for a lone row that is not run inline
+     * (STRUCTQA_WIDE_SESSION, default off; only where a lane has fewer than all the threads). Off: such a
+     * row (over STRUCTQA_INLINE_MAX_TOKENS padded tokens) runs on a lane's share of the cores, beside the
+     * other lanes, and each checkpoint holds one session less: the English checkpoint peaks at 409–440
+     * MiB in the engine instead of 535–538, its graph + 400 MiB being 446. On: such a row, alone, runs on
+     * both cores (a 250-word state: 44 against 69 ms at p50 on two cores); throughput at 1, 8 and 32
+     * clients on 90-word states is the same either way (docs/performance.md).
+     */
+    wideSession: boolean;
     /** Padded tokens (rows × longest row) per model run. */
     batchTokenBudget: number;
     /** Rows per model run. */
@@ -230,6 +246,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxQuestions: 32,
       threads,
       lanes,
+      laneThreads: Math.max(1, int(env, 'STRUCTQA_LANE_THREADS', Math.floor(threads / lanes))),
+      wideSession: bool(env, 'STRUCTQA_WIDE_SESSION', false),
       batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 1024),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),

@@ -41,6 +41,8 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
     checkpoints: config.models.checkpoints,
     threads: config.engine.threads,
     lanes: config.engine.lanes,
+    laneThreads: config.engine.laneThreads,
+    wideSession: config.engine.wideSession,
     singleSessionAboveMiB: config.engine.singleSessionAboveMiB,
     sharedWeightsDir: config.engine.sharedWeightsDir,
     memory: { arena: config.engine.ortArena, prepack: config.engine.ortPrepack },

@@ -33,3 +33,17 @@ test('shared weights: on by default under the data dir, its own folder or off by
   const off = loadConfig({ ...base, STRUCTQA_ORT_ARENA: '0', STRUCTQA_ORT_PREPACK: 'false' }).engine;
   assert.deepEqual([off.ortArena, off.ortPrepack], [false, false]);
 });
+
+test('lane threads: threads / lanes by default (at least 1), as set otherwise; no wide session unless turned on', () => {
+  const table: { env: Record<string, string>; laneThreads: number; wideSession: boolean }[] = [
+    { env: { STRUCTQA_THREADS: '2' }, laneThreads: 1, wideSession: false },
+    { env: { STRUCTQA_THREADS: '8' }, laneThreads: 4, wideSession: false },
+    { env: { STRUCTQA_THREADS: '3', STRUCTQA_LANES: '4' }, laneThreads: 1, wideSession: false },
+    { env: { STRUCTQA_THREADS: '2', STRUCTQA_LANE_THREADS: '2' }, laneThreads: 2, wideSession: false },
+    { env: { STRUCTQA_THREADS: '2', STRUCTQA_WIDE_SESSION: '1' }, laneThreads: 1, wideSession: true },
+  ];
+  for (const { env, laneThreads, wideSession } of table) {
+    const { engine } = loadConfig({ ...base, ...env });
+    assert.deepEqual([engine.laneThreads, engine.wideSession], [laneThreads, wideSession], JSON.stringify(env));
+  }
+});

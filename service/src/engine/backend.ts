@@ -19,6 +19,12 @@ export interface Backend {
   /** How many batches it runs at once; the batcher keeps up to this many going. */
   readonly lanes: number;
   /**
+   * Whether `run` with `wide` gets more of the cores than a lane's share (a wide session, or lanes that
+   * each have all the threads). Unset: as with `wide` true. When false, the batcher runs a lone row
+   * that is not inline as a lane batch, so that the other lanes stay free beside it.
+   */
+  readonly wide?: boolean;
+  /**
    * Runs a batch on one of the lanes, or with `wide` on all the cores: the batcher asks for that
    * only while nothing else runs.
    */
@@ -120,13 +126,15 @@ interface Lane {
  * sessions live in `onnx-worker.js` and batches travel as transferred typed arrays.
  *
  * The cores are split into `lanes`, each a worker with a session of `threads / lanes` intra-op
- * threads, running batches side by side. One session over all cores loses about twice what the event
+ * threads (or `laneThreads`), running batches side by side. One session over all cores loses about twice what the event
  * loop takes from it: whenever the loop preempts one of its threads, the others wait for it at the end
  * of every parallel step; separate lanes only lose the preempted lane's share (docs/performance.md).
- * With more than one lane, the first lane's worker holds a second session over all the threads for
- * `wide` runs: a lone row cannot be split between lanes, and on one lane's share of the cores it would
- * take half as long again. With `inline`, one more session over all the threads serves `runInline`,
- * on the calling thread, for a small batch that nothing else waits behind.
+ * With more than one lane of fewer than all the threads, the first lane's worker holds a second session
+ * over all of them for `wide` runs (unless `wideSession` is false): a lone row cannot be split between
+ * lanes, and on one lane's share of the cores it takes about a third longer. With `inline`, one more
+ * session over all the threads serves `runInline`, on the calling thread, for a small batch that nothing
+ * else waits behind. Each session holds its own pre-packed weights and arena (about 90 MiB on the English
+ * checkpoint; docs/performance.md).
  */
 export class OnnxBackend implements Backend {
   /** Present only when the backend was loaded with `inline`. */
@@ -136,6 +144,7 @@ export class OnnxBackend implements Backend {
   private constructor(
     private readonly laneList: Lane[],
     private readonly padId: number,
+    private readonly layout: { wide: boolean; wideSession: boolean; laneThreads: number },
     private readonly inlineSession?: ort.InferenceSession,
   ) {
     if (inlineSession) {
@@ -160,20 +169,23 @@ export class OnnxBackend implements Backend {
   }
 
   /**
-   * `threads` intra-op threads in all: each of the `lanes` (default 1) gets `threads / lanes` (at
-   * least 1); the first lane's wide session (with more than one lane) and the inline session (when
-   * asked for) get all of them.
+   * `threads` intra-op threads in all: each of the `lanes` (default 1) gets `laneThreads` (default
+   * `threads / lanes`, at least 1); the first lane's wide session (with more than one lane of fewer
+   * threads, unless `wideSession` is false) and the inline session (when asked for) get all of them.
    */
   static async load(
     modelPath: string,
     padId: number,
     threads: number,
-    opts: { inline?: boolean; lanes?: number; memory?: SessionMemory } = {},
+    opts: { inline?: boolean; lanes?: number; laneThreads?: number; wideSession?: boolean; memory?: SessionMemory } = {},
   ): Promise<OnnxBackend> {
     const lanes = Math.max(1, opts.lanes ?? 1);
-    const laneOptions = sessionOptions(Math.max(1, Math.floor(threads / lanes)), opts.memory);
+    const laneThreads = Math.max(1, opts.laneThreads ?? Math.floor(threads / lanes));
+    const laneOptions = sessionOptions(laneThreads, opts.memory);
     const allThreads = sessionOptions(threads, opts.memory);
-    const started = Array.from({ length: lanes }, (_, i) => startLane(modelPath, laneOptions, i === 0 && lanes > 1 ? allThreads : undefined));
+    // A wide session only where a lane has fewer than all the threads (and it is not turned off).
+    const wideSession = lanes > 1 && laneThreads < threads && opts.wideSession !== false;
+    const started = Array.from({ length: lanes }, (_, i) => startLane(modelPath, laneOptions, i === 0 && wideSession ? allThreads : undefined));
     const settled = await Promise.allSettled(started);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -182,11 +194,25 @@ export class OnnxBackend implements Backend {
     }
     const laneList = settled.map((r) => (r as PromiseFulfilledResult<Lane>).value);
     const inline = opts.inline ? await ort.InferenceSession.create(modelPath, allThreads) : undefined;
-    return new OnnxBackend(laneList, padId, inline);
+    return new OnnxBackend(laneList, padId, { wide: wideSession || laneThreads >= threads, wideSession, laneThreads }, inline);
   }
 
   get lanes(): number {
     return this.laneList.length;
+  }
+
+  get wide(): boolean {
+    return this.layout.wide;
+  }
+
+  /** ONNX Runtime sessions it holds: one per lane, the first lane's wide session, the inline session. */
+  get sessions(): number {
+    return this.laneList.length + (this.layout.wideSession ? 1 : 0) + (this.inlineSession ? 1 : 0);
+  }
+
+  /** Intra-op threads of each lane's session. */
+  get laneThreads(): number {
+    return this.layout.laneThreads;
   }
 
   /**

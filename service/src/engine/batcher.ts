@@ -191,12 +191,14 @@ export class Batcher {
       // Alone: a lone row (which cannot be split between lanes), or everything queued when there is
       // only one lane, runs over all the cores; on the event-loop thread when it is small, which
       // costs nobody anything: calls that arrive meanwhile wait in the socket instead of the queue.
+      // Without a wide session (Backend.wide false) a lone row that is not inline runs as a lane batch.
       const whole = this.select(this.options.maxRows);
       if (whole.length === this.queue.length && (whole.length === 1 || this.backend.lanes === 1)) {
-        const batch = this.take(whole);
-        const inline = this.backend.runInline !== undefined && paddedTokens(batch) <= (this.options.inlineMaxTokens ?? 0);
-        this.start(batch, inline ? 'inline' : 'wide');
-        return;
+        const inline = this.backend.runInline !== undefined && paddedTokens(whole.map((i) => this.queue[i]!)) <= (this.options.inlineMaxTokens ?? 0);
+        if (inline || this.backend.wide !== false) {
+          this.start(this.take(whole), inline ? 'inline' : 'wide');
+          return;
+        }
       }
     }
     while (this.running < this.backend.lanes && this.queue.length > 0) {

@@ -19,6 +19,10 @@ export interface SessionSettings {
   threads: number;
   /** Batches each checkpoint runs at once (default 1); see Config.engine.lanes. */
   lanes?: number;
+  /** Intra-op threads of each lane's session (default threads / lanes); see Config.engine.laneThreads. */
+  laneThreads?: number;
+  /** The first lane's session over all the threads for a lone row (default on); see Config.engine.wideSession. */
+  wideSession?: boolean;
   /** A checkpoint whose graph is larger than this gets one session (see Config.engine.singleSessionAboveMiB). */
   singleSessionAboveMiB?: number;
   /** Sessions open a cached external-data copy of the graph made here (session-graph.ts,
@@ -57,13 +61,19 @@ export class Checkpoint {
     const inline = !single && (opts.batcher.inlineMaxTokens ?? 0) > 0;
     const lanes = single ? 1 : opts.lanes;
     const graph = opts.sharedWeightsDir ? await sessionGraph(path.join(dir, file), opts.sharedWeightsDir) : path.join(dir, file);
-    const backend = await OnnxBackend.load(graph, tokenizer.special.pad, opts.threads, { inline, lanes, memory: opts.memory });
+    const backend = await OnnxBackend.load(graph, tokenizer.special.pad, opts.threads, {
+      inline,
+      lanes,
+      laneThreads: single ? undefined : opts.laneThreads,
+      wideSession: opts.wideSession,
+      memory: opts.memory,
+    });
     // Dynamic int8 quantises activations per tensor, so a batch-mate's values would shift a row's
     // answer; one row per run keeps answers independent of batching (contract §3) at int8's speed.
     const batcherOptions = { ...opts.batcher, ...(opts.int8 ? { maxRows: 1 } : {}), ...(single ? { inlineMaxTokens: 0 } : {}) };
     const batcher = new Batcher(backend, batcherOptions, opts.onBatch);
     const checkpoint = new Checkpoint(manifest, tokenizer, backend, batcher, opts.int8 ? 'int8' : recordedPrecision(manifest));
-    checkpoint.sessions = backend.lanes + (backend.lanes > 1 ? 1 : 0) + (inline ? 1 : 0);
+    checkpoint.sessions = backend.sessions;
     return checkpoint;
   }
 

@@ -87,6 +87,8 @@ export class Engine {
           int8: cfg.int8,
           threads: this.options.threads,
           lanes: this.options.lanes,
+          laneThreads: this.options.laneThreads,
+          wideSession: this.options.wideSession,
           singleSessionAboveMiB: this.options.singleSessionAboveMiB,
           sharedWeightsDir: this.options.sharedWeightsDir,
           memory: this.options.memory,
@@ -106,7 +108,13 @@ export class Engine {
     return undefined;
   }
 
-  /** One short and one full-window row on each session (every lane, wide, inline), so the first real call does not pay for lazy initialisation. */
+  /**
+   * One short and one long row on each session (every lane, wide, inline), so the first real call does
+   * not pay for lazy initialisation: full-window on the lanes and the wide session, at most the inline
+   * budget on the inline session, which never runs more. A session's arena keeps what its longest run
+   * needed, so a full-window row there would hold memory it never uses (about 33 MiB on the English
+   * checkpoint; docs/performance.md).
+   */
   private async warm(checkpoint: Checkpoint): Promise<void> {
     const question: Question = { type: 'noul', instructions: 'warm-up' };
     if (checkpoint.manifest.layout === 'late-interaction') {
@@ -120,17 +128,20 @@ export class Engine {
     }
     const [head] = await checkpoint.questionHeads([question]);
     const room = checkpoint.manifest.window - 1 - head!.ids.length;
-    for (const length of [8, room]) {
-      const state = new Array(Math.max(0, length)).fill(checkpoint.tokenizer.special.cls);
-      const laidOut = layOut(['w'], [head!], state, checkpoint.tokenizer.special.sep, {
+    const rowsOf = (length: number) =>
+      layOut(['w'], [head!], new Array(Math.max(0, length)).fill(checkpoint.tokenizer.special.cls), checkpoint.tokenizer.special.sep, {
         model: checkpoint.name,
         window: checkpoint.manifest.window,
         processedTokenCap: Number.MAX_SAFE_INTEGER,
-      });
-      const { backend } = checkpoint;
-      await Promise.all(Array.from({ length: backend.lanes }, () => backend.run(laidOut.rows)));
-      if (backend.lanes > 1) await backend.run(laidOut.rows, { wide: true });
-      await backend.runInline?.(laidOut.rows);
+      }).rows;
+    // A row of the state's length plus the head and its [SEP] is `length + 1 + head` tokens long.
+    const inlineRoom = Math.min(room, (this.options.batcher.inlineMaxTokens ?? 0) - 1 - head!.ids.length);
+    const { backend } = checkpoint;
+    for (const length of [8, room]) {
+      const rows = rowsOf(length);
+      await Promise.all(Array.from({ length: backend.lanes }, () => backend.run(rows)));
+      if (backend.lanes > 1 && backend.wide !== false) await backend.run(rows, { wide: true });
+      if (backend.runInline) await backend.runInline(length === 8 || inlineRoom <= 8 ? rowsOf(8) : rowsOf(inlineRoom));
     }
   }
 

@@ -8,7 +8,9 @@
  * parse the protobuf (a second copy while it loads) and keep its own copy; from the bundled graphs
  * (fp16 and int8 weights), each would also fold its own fp32 copy. The copy is saved already optimised,
  * so those fp32 weights are in the file too. Linux counts a mapped page in RSS once per mapping, so RSS
- * still counts the weights once per session; PSS counts them once (docs/performance.md).
+ * still counts the weights once per session; PSS counts them once (docs/performance.md). An int8
+ * embedding table is gathered before it is de-quantised in the copy (graph-rewrite.ts), so that no
+ * session de-quantises the whole table into its arena on every run.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
+import { gatherBeforeDequantize } from './graph-rewrite.js';
 
 const OPTIMIZER = fileURLToPath(new URL('./optimize-graph.js', import.meta.url));
 
@@ -26,7 +29,7 @@ const OPTIMIZER = fileURLToPath(new URL('./optimize-graph.js', import.meta.url))
 export function sessionGraphPath(modelPath: string, cacheDir: string): string {
   const stat = fs.statSync(modelPath);
   const key = createHash('sha256')
-    .update(JSON.stringify([stat.dev, stat.ino, stat.size, stat.mtimeMs, ort.env.versions.common, 'extended']))
+    .update(JSON.stringify([stat.dev, stat.ino, stat.size, stat.mtimeMs, ort.env.versions.common, 'extended', 'gather-before-dequantize']))
     .digest('hex')
     .slice(0, 16);
   return path.join(cacheDir, `${path.basename(modelPath, '.onnx')}-${key}`, 'model.onnx');
@@ -44,7 +47,12 @@ export async function sessionGraph(modelPath: string, cacheDir: string): Promise
   const tmp = `${folder}.tmp-${process.pid}-${Date.now()}`;
   fs.mkdirSync(tmp, { recursive: true });
   try {
-    await runOptimizer(modelPath, path.join(tmp, 'model.onnx'));
+    const copy = path.join(tmp, 'model.onnx');
+    await runOptimizer(modelPath, copy);
+    // int8 embedding tables: gathered before they are de-quantised, not de-quantised whole every run
+    // (graph-rewrite.ts). The graph file holds no weights (they are in model.onnx.data): a small rewrite.
+    const { bytes, rewritten } = gatherBeforeDequantize(fs.readFileSync(copy));
+    if (rewritten.length > 0) fs.writeFileSync(copy, bytes);
     try {
       fs.renameSync(tmp, folder);
     } catch (error) {

@@ -265,6 +265,24 @@ test('with lanes: a lone row runs alone over all the cores, and nothing starts b
   assert.equal(backend.mostAtOnce, 1);
 });
 
+test('with lanes and no wide session: a lone row over the inline budget runs on a lane, and the next one beside it', async () => {
+  const backend = Object.assign(new InlineRecordingBackend(true, 2), { wide: false });
+  const batcher = new Batcher(backend, { ...options, inlineMaxTokens: 20 });
+  const long = batcher.submit([row(30)]); // one row, 30 > 20, and no session over all the cores: a lane
+  await new Promise((r) => setImmediate(r));
+  const other = batcher.submit([row(30)]); // the other lane is free: it starts at once
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(backend.paths, ['lane', 'lane']);
+  assert.equal(backend.mostAtOnce, 2);
+  await backend.releaseNext();
+  await backend.releaseNext();
+  await Promise.all([long, other]);
+  const small = batcher.submit([row(5)]); // alone and within the budget: still inline
+  await backend.releaseNext();
+  await small;
+  assert.deepEqual(backend.paths, ['lane', 'lane', 'inline']);
+});
+
 test('with lanes: nothing runs inline or wide while a lane is busy', async () => {
   const backend = new InlineRecordingBackend(true, 2);
   const batcher = new Batcher(backend, { ...options, inlineMaxTokens: 20 });

@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
+import { loadConfig } from '../../src/config.js';
+import { OnnxBackend } from '../../src/engine/backend.js';
 import { Engine } from '../../src/engine/engine.js';
+import type { Row } from '../../src/engine/layout.js';
 import { StateTooLong } from '../../src/errors.js';
 import type { Question } from '../../src/engine/render.js';
 import { fixtureModels } from '../helpers/checkpoints.js';
@@ -138,5 +141,69 @@ test('a graph above singleSessionAboveMiB gets one session (one lane, no wide, n
   } finally {
     await large.close();
     await small.close();
+  }
+});
+
+test('warm-up: the lanes and the wide session run a full-window row, the inline session nothing over its budget', async () => {
+  // TEST FIXTURE: wrap OnnxBackend.load so that the lengths of the rows each session is given are recorded.
+  const seen: { lane: number[]; wide: number[]; inline: number[] } = { lane: [], wide: [], inline: [] };
+  const load = OnnxBackend.load;
+  OnnxBackend.load = async (...args: Parameters<typeof load>) => {
+    const backend = await load.apply(OnnxBackend, args);
+    const run = backend.run.bind(backend);
+    const runInline = backend.runInline!;
+    const longest = (rows: Row[]) => Math.max(...rows.map((r) => r.ids.length));
+    Object.assign(backend, {
+      run: (rows: Row[], opts?: { wide?: boolean }) => (seen[opts?.wide ? 'wide' : 'lane'].push(longest(rows)), run(rows, opts)),
+      runInline: (rows: Row[]) => (seen.inline.push(longest(rows)), runInline(rows)),
+    });
+    return backend;
+  };
+  const engine = new Engine({
+    checkpoints: { 'core-0.3.20': { dir: path.join(await fixtureModels(), 'fixture-en'), int8: false } },
+    threads: 2,
+    lanes: 2,
+    batcher: { ...batcher, inlineMaxTokens: 256 },
+    startingRetryMs: 1000,
+  });
+  try {
+    await engine.start();
+    const window = engine.checkpoints.get('core-0.3.20')!.manifest.window;
+    assert.deepEqual(seen.lane.sort((a, b) => a - b).slice(-2), [window, window], 'each lane ran a full-window row');
+    assert.equal(Math.max(...seen.wide), window);
+    assert.equal(Math.max(...seen.inline), 256, 'the inline session ran a row of its whole budget, and no longer');
+  } finally {
+    OnnxBackend.load = load;
+    await engine.close();
+  }
+});
+
+test('sessions per checkpoint: with the service defaults 2 lanes and the inline session; the wide session only when asked for and a lane has fewer than all the threads', async () => {
+  const dir = path.join(await fixtureModels(), 'fixture-en');
+  const defaults = loadConfig({ STRUCTQA_DATA_DIR: '/tmp/structqa-unused', STRUCTQA_THREADS: '2' }).engine;
+  const table: { settings: { wideSession?: boolean; laneThreads?: number }; sessions: number; wide: boolean; laneThreads: number }[] = [
+    { settings: { wideSession: defaults.wideSession, laneThreads: defaults.laneThreads }, sessions: 3, wide: false, laneThreads: 1 },
+    { settings: { wideSession: true }, sessions: 4, wide: true, laneThreads: 1 },
+    { settings: { wideSession: false }, sessions: 3, wide: false, laneThreads: 1 },
+    { settings: { laneThreads: 2, wideSession: true }, sessions: 3, wide: true, laneThreads: 2 },
+  ];
+  for (const { settings, sessions, wide, laneThreads } of table) {
+    const engine = new Engine({
+      checkpoints: { 'core-0.3.20': { dir, int8: false } },
+      threads: 2,
+      lanes: 2,
+      ...settings,
+      batcher: { ...batcher, inlineMaxTokens: 256 },
+      startingRetryMs: 1000,
+    });
+    await engine.start();
+    try {
+      const { backend } = engine.checkpoints.get('core-0.3.20')! as unknown as { backend: OnnxBackend };
+      const label = JSON.stringify(settings);
+      assert.equal((engine.status.checkpoints['core-0.3.20'] as { sessions: number }).sessions, sessions, label);
+      assert.deepEqual([backend.lanes, backend.wide, backend.laneThreads, backend.runInline !== undefined], [2, wide, laneThreads, true], label);
+    } finally {
+      await engine.close();
+    }
   }
 });
