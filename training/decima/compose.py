@@ -44,7 +44,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "laya"))
-from convert import INPUTS, Refused, converter_args, run_refusing, save_graph, write_facts  # noqa: E402  (the Laya converter's I/O and steps)
+from convert import INPUTS, Refused, batched_logits, converter_args, run_refusing, save_graph, softmax, write_facts  # noqa: E402  (the Laya converter's I/O and steps)
 
 ONNX_FILES = ("encoder.onnx", "scorer.onnx", "decima.json", "tokenizer/tokenizer.json")
 ENCODER_IO = (["input_ids", "attention_mask"], 1)
@@ -460,22 +460,10 @@ def check(src: Path, tok, onnx_path: Path, rows: int, seed: int) -> dict:
             ids += c
         items.append((ids, markers, {"choose": 0, "score": 1, "verify": 2}[kind], p))
     worst = 0.0
-    for lo in range(0, len(items), 8):
-        chunk = items[lo:lo + 8]
-        T, K = max(len(c[0]) for c in chunk), max(len(c[1]) for c in chunk)
-        ids = np.full((len(chunk), T), tok.pad_token_id, np.int64); att = np.zeros((len(chunk), T), np.int64)
-        pos = np.zeros((len(chunk), K), np.int64); mm = np.zeros((len(chunk), K), bool)
-        for r, (i, m, _, _) in enumerate(chunk):
-            ids[r, :len(i)], att[r, :len(i)], pos[r, :len(m)], mm[r, :len(m)] = i, 1, m, True
-        feed = {"input_ids": ids, "attention_mask": att, "marker_pos": pos, "marker_mask": mm,
-                "qtype": np.array([c[2] for c in chunk], np.int64)}
-        got = sess.run(["logits"], feed)[0].astype(np.float64)
-        for r, (_, m, _, want) in enumerate(chunk):
-            g = got[r, :len(m)]
-            p = np.exp(g - g.max()) / np.exp(g - g.max()).sum()
-            worst = max(worst, float(np.abs(p - want).max()))
-            if not np.all(got[r, len(m):] == -1e4):
-                raise Refused("the composed graph does not give −1e4 on padded markers")
+    for (_, m, _, want), got in batched_logits(sess, items, tok.pad_token_id):
+        worst = max(worst, float(np.abs(softmax(got[:len(m)]) - want).max()))
+        if not np.all(got[len(m):] == -1e4):
+            raise Refused("the composed graph does not give −1e4 on padded markers")
     return {"rows": rows, "reference": "decima.runtime.DecimaOnnx.decide_many on the same folder", "max_abs_prob_diff": worst}
 
 

@@ -39,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "laya"))
-from convert import INPUTS, Refused, converter_args, run_refusing, save_graph, write_facts  # noqa: E402  (the Laya converter's I/O and steps)
+from convert import INPUTS, Refused, batched_logits, converter_args, run_refusing, save_graph, softmax, write_facts  # noqa: E402  (the Laya converter's I/O and steps)
 
 OUTPUTS = ["logits"]
 ENCODERS = ("bert", "xlm-roberta")
@@ -174,20 +174,8 @@ def check(model, tok, onnx_path: Path, rows: int, seed: int) -> float:
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     items = decima_rows(model, tok, rows, seed)
     worst = 0.0
-    for lo in range(0, len(items), 8):
-        chunk = items[lo:lo + 8]
-        T, K = max(len(c[0]) for c in chunk), max(len(c[1]) for c in chunk)
-        ids = np.full((len(chunk), T), tok.pad_token_id, np.int64); att = np.zeros((len(chunk), T), np.int64)
-        pos = np.zeros((len(chunk), K), np.int64); mm = np.zeros((len(chunk), K), bool)
-        for r, (i, m, _, _) in enumerate(chunk):
-            ids[r, :len(i)], att[r, :len(i)], pos[r, :len(m)], mm[r, :len(m)] = i, 1, m, True
-        feed = {"input_ids": ids, "attention_mask": att, "marker_pos": pos, "marker_mask": mm,
-                "qtype": np.array([c[2] for c in chunk], np.int64)}
-        got = sess.run(["logits"], feed)[0].astype(np.float64)
-        for r, (_, m, _, lp) in enumerate(chunk):
-            g, want = got[r, :len(m)], lp.astype(np.float64)
-            p = lambda x: np.exp(x - x.max()) / np.exp(x - x.max()).sum()  # noqa: E731
-            worst = max(worst, float(np.abs(p(g) - p(want)).max()))
+    for (_, m, _, lp), got in batched_logits(sess, items, tok.pad_token_id):
+        worst = max(worst, float(np.abs(softmax(got[:len(m)]) - softmax(lp.astype(np.float64))).max()))
     return worst
 
 

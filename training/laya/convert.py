@@ -221,6 +221,32 @@ def check(agent, module, onnx_path: Path, rows: int, seed: int):
     return worst, worst_p
 
 
+def batched_logits(sess, items, pad_id: int, batch: int = 8):
+    """Each ``(ids, markers, qtype, …)`` item with its row of the graph's logits (float64), run ``batch``
+    rows at a time, right-padded with ``pad_id`` as the engine pads them, so padding and batch-mates are
+    part of what an agreement check compares."""
+    import numpy as np
+
+    for lo in range(0, len(items), batch):
+        chunk = items[lo:lo + batch]
+        T, K = max(len(c[0]) for c in chunk), max(len(c[1]) for c in chunk)
+        ids = np.full((len(chunk), T), pad_id, np.int64); att = np.zeros((len(chunk), T), np.int64)
+        pos = np.zeros((len(chunk), K), np.int64); mm = np.zeros((len(chunk), K), bool)
+        for r, c in enumerate(chunk):
+            i, m = c[0], c[1]
+            ids[r, :len(i)], att[r, :len(i)], pos[r, :len(m)], mm[r, :len(m)] = i, 1, m, True
+        feed = {"input_ids": ids, "attention_mask": att, "marker_pos": pos, "marker_mask": mm,
+                "qtype": np.array([c[2] for c in chunk], np.int64)}
+        yield from zip(chunk, sess.run(["logits"], feed)[0].astype(np.float64))
+
+
+def softmax(z):
+    import numpy as np
+
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
 def quantize(agent, out: Path, rows: int, seed: int, external: bool) -> dict:
     """model.int8.onnx (onnxruntime quantize_dynamic: int8 weights of every weight MatMul, 7-bit
     `reduce_range` as the engine's int8 fixtures, dynamic activations) and its agreement with laya's own
