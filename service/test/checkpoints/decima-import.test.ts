@@ -18,8 +18,7 @@ import { ServiceError } from '../../src/errors.js';
 import { engineServing } from '../helpers/checkpoints.js';
 import { modelsCli } from '../helpers/cli.js';
 import { decimaCheckpoint, decimaReference, importedDecima, type DecimaVariant } from '../helpers/decima.js';
-import { compareServed, DECIMA_WORDS, type Compared } from '../helpers/decima-compare.js';
-import { testApp } from '../helpers/app.js';
+import { checkServedOverHttp, compareServed, DECIMA_WORDS, type Compared } from '../helpers/decima-compare.js';
 import { importPython } from '../helpers/laya.js';
 import { requests, SCRIPTS, sourceBodies } from '../helpers/requests.js';
 
@@ -101,36 +100,7 @@ describe('Decima PyTorch checkpoints imported and served exactly (issue 22, seco
   });
 
   it('served over HTTP as core-0.3.20: POST /v1/systemone answers as decima does; too long a state is 413, too long an option 422', async () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-decima-http-'));
-    const dir = path.join(tmp, 'core-0.3.20');
-    fs.cpSync(await importedDecima('v1'), dir, { recursive: true });
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, name: 'core-0.3.20' }));
-    const t = await testApp({ env: { STRUCTQA_ENGLISH_DIR: dir } });
-    try {
-      // the body as a client writes it: integer-like keys out of order and 1.0, which JSON.parse would lose
-      const body = '{"model": "core-0.3.20", "state": {"10": "refund please", "2": 1.0, "order": [7, "late"]}, "questions": {' +
-        '"team": {"type": "choice", "instructions": "Which team?", "criteria": {"billing": "money back", "tech": null, "9": {"x": 2.50}}},' +
-        '"refund": {"type": "noul", "criteria": {"true": "asks for money back"}},' +
-        '"urgency": {"type": "score", "instructions": "How urgent?", "criteria": ["low", "medium", "high"]}}}';
-      const res = await t.app.inject({ method: 'POST', url: '/v1/systemone', payload: body, headers: { ...t.auth, 'content-type': 'application/json' } });
-      assert.equal(res.statusCode, 200, res.body);
-      const got = res.json() as { answers: Record<string, { noul?: number; probabilities?: Record<string, number> }> };
-      const want = decimaReference(decimaCheckpoint('v1'), `[${body}]`)[0]!;
-      const close = (a: number, b: number) => assert.ok(Math.abs(a - b) <= 1e-4 + 5e-5, `${a} vs decima ${b}`); // the wire rounds to 4 decimals
-      ['billing', 'tech', '9'].forEach((k, i) => close(got.answers['team']!.probabilities![k]!, want['team']!.probabilities![i]!));
-      close(got.answers['refund']!.noul!, want['refund']!.probabilities![1]!);
-      ['0', '1', '2'].forEach((k, i) => close(got.answers['urgency']!.probabilities![k]!, want['urgency']!.probabilities![i]!));
-      const long = await t.app.inject({ method: 'POST', url: '/v1/systemone', headers: t.auth,
-        payload: { model: 'core-0.3.20', state: 'refund order late '.repeat(200), questions: { n: { type: 'noul', instructions: 'late' } } } });
-      assert.equal(long.statusCode, 413, long.body);
-      const option = await t.app.inject({ method: 'POST', url: '/v1/systemone', headers: t.auth,
-        payload: { model: 'core-0.3.20', state: 'hi', questions: { c: { type: 'choice', instructions: 'x', criteria: { a: 'refund '.repeat(60), b: null } } } } });
-      assert.equal(option.statusCode, 422, option.body);
-    } finally {
-      await t.close();
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    await checkServedOverHttp(await importedDecima('v1'), (body) => decimaReference(decimaCheckpoint('v1'), body)[0]!, 'decima');
   });
 
   describe('refusals', () => {

@@ -15,10 +15,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
-import { testApp } from '../helpers/app.js';
 import { engineServing } from '../helpers/checkpoints.js';
 import { modelsCli } from '../helpers/cli.js';
-import { compareServed, DECIMA_WORDS } from '../helpers/decima-compare.js';
+import { checkServedOverHttp, compareServed, DECIMA_WORDS } from '../helpers/decima-compare.js';
 import { decimaExport, decimaExportRepo, decimaOnnxReference, importedDecimaOnnx, type Precision } from '../helpers/decima-export.js';
 import { importPython } from '../helpers/laya.js';
 import { requests, SCRIPTS, sourceBodies } from '../helpers/requests.js';
@@ -84,37 +83,10 @@ describe('Decima ONNX exports (its published form) imported and served as Decima
   });
 
   it('served over HTTP as core-0.3.20 (int8, as Decima serves by default): POST /v1/systemone answers as DecimaOnnx does; too long a state is 413, too long an option 422', async () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-decima-onnx-http-'));
-    const dir = path.join(tmp, 'core-0.3.20');
-    fs.cpSync(await importedDecimaOnnx('int8'), dir, { recursive: true });
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({ ...manifest, name: 'core-0.3.20' }));
-    const t = await testApp({ env: { STRUCTQA_ENGLISH_DIR: dir } });
-    try {
-      const body = '{"model": "core-0.3.20", "state": {"10": "refund please", "2": 1.0, "order": [7, "late"]}, "questions": {' +
-        '"team": {"type": "choice", "instructions": "Which team?", "criteria": {"billing": "money back", "tech": null, "9": {"x": 2.50}}},' +
-        '"refund": {"type": "noul", "criteria": {"true": "asks for money back"}},' +
-        '"urgency": {"type": "score", "instructions": "How urgent?", "criteria": ["low", "medium", "high"]}}}';
-      const res = await t.app.inject({ method: 'POST', url: '/v1/systemone', payload: body, headers: { ...t.auth, 'content-type': 'application/json' } });
-      assert.equal(res.statusCode, 200, res.body);
-      const got = res.json() as { answers: Record<string, { noul?: number; probabilities?: Record<string, number> }> };
-      const want = decimaOnnxReference(decimaExport('int8'), `[${body}]`)[0]!;
-      const close = (a: number, b: number) => assert.ok(Math.abs(a - b) <= 1e-4 + 5e-5, `${a} vs DecimaOnnx ${b}`); // the wire rounds to 4 decimals
-      ['billing', 'tech', '9'].forEach((k, i) => close(got.answers['team']!.probabilities![k]!, want['team']!.probabilities![i]!));
-      close(got.answers['refund']!.noul!, want['refund']!.probabilities![1]!);
-      ['0', '1', '2'].forEach((k, i) => close(got.answers['urgency']!.probabilities![k]!, want['urgency']!.probabilities![i]!));
+    await checkServedOverHttp(await importedDecimaOnnx('int8'), (body) => decimaOnnxReference(decimaExport('int8'), body)[0]!, 'DecimaOnnx', async (t) => {
       const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
       assert.match(ready.body, /"precision":"int8"/);
-      const long = await t.app.inject({ method: 'POST', url: '/v1/systemone', headers: t.auth,
-        payload: { model: 'core-0.3.20', state: 'refund order late '.repeat(200), questions: { n: { type: 'noul', instructions: 'late' } } } });
-      assert.equal(long.statusCode, 413, long.body);
-      const option = await t.app.inject({ method: 'POST', url: '/v1/systemone', headers: t.auth,
-        payload: { model: 'core-0.3.20', state: 'hi', questions: { c: { type: 'choice', instructions: 'x', criteria: { a: 'refund '.repeat(60), b: null } } } } });
-      assert.equal(option.statusCode, 422, option.body);
-    } finally {
-      await t.close();
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    });
   });
 
   describe('refusals', () => {
