@@ -194,20 +194,26 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
       files.push({ path: rel, ...got });
     }
 
+    // What both imports of a downloaded folder take (the same code as `structqa models import`).
+    const importing = {
+      modelsDir,
+      name,
+      python: opts.importPython ?? 'python3',
+      languages: opts.languages,
+      window: opts.window,
+      processedTokenCap: opts.processedTokenCap,
+      force: opts.force,
+      checkRows: opts.importCheckRows,
+      log,
+    };
+    const hub = { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}) };
+
     // A Decima ONNX export: composed into one graph by `structqa models import`'s code, from the downloaded folder.
     if (plan.kind === 'decima-onnx') {
       const imported = await importDecimaCheckpoint({
+        ...importing,
         src: path.join(tmp, ...plan.graph.split('/').slice(0, -1)),
-        modelsDir,
-        name,
-        python: opts.importPython ?? 'python3',
-        languages: opts.languages,
-        window: opts.window,
-        processedTokenCap: opts.processedTokenCap,
-        force: opts.force,
-        checkRows: opts.importCheckRows,
-        provenance: { pulled: { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}), precision: plan.precision, files } },
-        log,
+        provenance: { pulled: { ...hub, precision: plan.precision, files } },
       });
       await fsp.rm(tmp, { recursive: true, force: true });
       log(`pulled ${opts.repo}@${revision} (onnx/${plan.precision}) into ${imported.dir}`);
@@ -216,20 +222,7 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
 
     // A PyTorch-form repository: the same conversion as `structqa models import`, from the downloaded folder.
     if (plan.kind === 'pytorch') {
-      const imported = await importLayaCheckpoint({
-        src: tmp,
-        modelsDir,
-        name,
-        python: opts.importPython ?? 'python3',
-        languages: opts.languages,
-        window: opts.window,
-        processedTokenCap: opts.processedTokenCap,
-        force: opts.force,
-        checkRows: opts.importCheckRows,
-        int8: opts.importInt8,
-        provenance: { pulled: { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}), files } },
-        log,
-      });
+      const imported = await importLayaCheckpoint({ ...importing, src: tmp, int8: opts.importInt8, provenance: { pulled: { ...hub, files } } });
       await fsp.rm(tmp, { recursive: true, force: true });
       log(`pulled ${opts.repo}@${revision} into ${imported.dir}`);
       return { dir: imported.dir, manifest: imported.manifest, commit, files };
