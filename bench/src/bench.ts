@@ -19,7 +19,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +36,7 @@ import { buildFixture, ensureFixtures } from '../../service/src/fixtures/index.j
 import { rowCycle } from './call-rows.js';
 import { compareSettings } from './compare.js';
 import { retryDelay } from './retry.js';
+import { firstKey, freePort, NO_LIMITS, waitReady } from './child-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
@@ -76,15 +76,6 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 const ms = (x: number) => `${x.toFixed(1)} ms`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function main(): Promise<void> {
   await ensureFixtures(MODELS, { en: 'core-0.3.20', multilingual: 'core-multilingual-0.3.20' });
@@ -221,8 +212,7 @@ async function main(): Promise<void> {
     const child = spawn(process.execPath, [BIN, 'serve'], {
       env: {
         ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,
-        STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', STRUCTQA_REQUESTS_PER_SECOND: '1000000',
-        STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000', STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
+        STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', ...NO_LIMITS, STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
         ...(sharedWeightsDir ? { STRUCTQA_SHARED_WEIGHTS_DIR: sharedWeightsDir } : {}), ...(int8 ? { STRUCTQA_INT8: model } : {}),
         ...envDirs, ...env,
       },
@@ -230,11 +220,8 @@ async function main(): Promise<void> {
     });
     launched.push(child);
     const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 600; i++) {
-      if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
+    await waitReady(url, 600);
+    const key = firstKey(dataDir);
     let refused = 0;
     /** One call, retried after its Retry-After while the server answers 529 (each refusal counted). */
     const call = async (s: string, qs: Record<string, Question>): Promise<{ ms: number; phases: Record<string, number> }> => {

@@ -17,13 +17,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT } from '../../service/src/config.js';
 import { ensureFixtures } from '../../service/src/fixtures/index.js';
+import { firstKey, freePort, NO_LIMITS, waitReady } from './child-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
@@ -52,15 +52,6 @@ const question = { q: { type: 'noul', instructions: 'Does the customer ask for a
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
-
 interface Server { label: string; child: ChildProcess; call: (salt: number) => Promise<number>; dataDir: string }
 
 async function launch(label: string, env: Record<string, string>): Promise<Server> {
@@ -69,16 +60,15 @@ async function launch(label: string, env: Record<string, string>): Promise<Serve
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, STRUCTQA_MODELS_DIR: MODELS,
-      STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', STRUCTQA_REQUESTS_PER_SECOND: '1000000',
-      STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000', STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
+      STRUCTQA_BUILD_FIXTURES: '0', LOG_LEVEL: 'warn', ...NO_LIMITS, STRUCTQA_MONTHLY_ALLOWANCE: '1000000000000',
       STRUCTQA_SHARED_WEIGHTS_DIR: path.resolve(here, '../../service/.cache/ort-cache'), STRUCTQA_QUEUE_MAX_WAIT_MS: '0',
       STRUCTQA_ENGLISH_DIR: path.resolve(args.checkpoint!), STRUCTQA_MULTILINGUAL_DIR: 'fixture-multilingual', ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 1500 && (await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
-  const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
+  await waitReady(url, 1500);
+  const key = firstKey(dataDir);
   const call = (salt: number) =>
     new Promise<number>((resolve, reject) => {
       const body = JSON.stringify({ model: ENGLISH_CHECKPOINT, state: state(salt), questions: question });

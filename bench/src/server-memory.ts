@@ -13,7 +13,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +21,7 @@ import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT, MULTILINGUAL_CHECKPOINT } 
 import { graphBytes } from '../../service/src/engine/checkpoint.js';
 import { readManifest } from '../../service/src/engine/manifest.js';
 import { buildFixture } from '../../service/src/fixtures/index.js';
+import { firstKey, freePort, NO_LIMITS, waitReady } from './child-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
@@ -44,29 +44,24 @@ const dirs = {
   [MULTILINGUAL_CHECKPOINT]: await slot(args.multilingual, MULTILINGUAL_CHECKPOINT),
 };
 const mib = (kb: number) => Math.round(kb / 1024);
-const port = await new Promise<number>((resolve) => {
-  const srv = net.createServer().listen(0, '127.0.0.1', () => {
-    const p = (srv.address() as net.AddressInfo).port;
-    srv.close(() => resolve(p));
-  });
-});
+const port = await freePort();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-memory-'));
 const child = spawn(process.execPath, [BIN, 'serve'], {
   env: {
     ...process.env, PORT: String(port), HOST: '127.0.0.1', STRUCTQA_DATA_DIR: dataDir, LOG_LEVEL: 'warn',
     STRUCTQA_SHARED_WEIGHTS_DIR: path.resolve(here, '../../service/.cache/ort-cache'),
     STRUCTQA_ENGLISH_DIR: dirs[ENGLISH_CHECKPOINT], STRUCTQA_MULTILINGUAL_DIR: dirs[MULTILINGUAL_CHECKPOINT],
-    STRUCTQA_REQUESTS_PER_SECOND: '1000000', STRUCTQA_PROCESSED_TOKENS_PER_SECOND: '1000000000', STRUCTQA_IN_FLIGHT: '10000',
+    ...NO_LIMITS,
     STRUCTQA_QUEUE_MAX_WAIT_MS: '0', ...settings,
   },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const url = `http://127.0.0.1:${port}`;
 try {
-  for (let i = 0; i < 3000 && (await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+  await waitReady(url, 3000);
   const proc = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(fs.readFileSync(`/proc/${child.pid}/${field === 'Pss' ? 'smaps_rollup' : 'status'}`, 'utf8'))?.[1] ?? 0);
   const ready = proc('VmRSS');
-  const key = /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
+  const key = firstKey(dataDir);
   const call = async (model: string, state: string, n: number) => {
     const questions = Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { type: 'noul', instructions: `Does the customer ask about item ${i}?` }]));
     const res = await fetch(`${url}/v1/systemone`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, state, questions }) });
