@@ -9,7 +9,8 @@
  *   npx tsx bench/src/server-ab.ts [--checkpoint DIR] [--rounds 8] [--seconds 1.5] [--state-words 90]
  *     [--clients 1,8,32] [--latency-samples 60] default STRUCTQA_NAME=VALUE[,STRUCTQA_NAME=VALUE…] …
  *
- * Each positional argument is one server: `default` (the defaults) or its settings. DIR (default: the
+ * Each positional argument is one server: `default` (the defaults) or its settings (NODE_OPTIONS too: Node's
+ * and V8's flags, one at a time, since a comma separates settings). DIR (default: the
  * bundled English checkpoint) is served as the English checkpoint beside the multilingual fixture, as
  * `npm run bench` serves it. Calls: one noul question over a `--state-words` state (90 words: 131–134
  * tokens on the English checkpoint), a different state per call.
@@ -41,9 +42,9 @@ const { values: args, positionals } = parseArgs({
 });
 const configs = (positionals.length > 0 ? positionals : ['default']).map((p) => ({
   label: p,
-  env: p === 'default' ? {} : Object.fromEntries(p.split(',').map((kv) => kv.split('=').map((s) => s.trim()) as [string, string])),
+  env: p === 'default' ? {} : Object.fromEntries(p.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')).trim(), kv.slice(kv.indexOf('=') + 1).trim()])),
 }));
-for (const c of configs) for (const k of Object.keys(c.env)) if (!k.startsWith('STRUCTQA_')) throw new Error(`settings are STRUCTQA_NAME=VALUE, got ${k}`);
+for (const c of configs) for (const k of Object.keys(c.env)) if (!k.startsWith('STRUCTQA_') && k !== 'NODE_OPTIONS') throw new Error(`settings are STRUCTQA_NAME=VALUE or NODE_OPTIONS=FLAGS, got ${k}`);
 const ROUNDS = Number(args.rounds);
 const SECONDS = Number(args.seconds);
 const WORDS = 'the customer wrote that their order arrived late and the package was damaged so they want a refund or a replacement as soon as possible because the item was a gift'.split(' ');

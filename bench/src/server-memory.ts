@@ -2,14 +2,15 @@
  * Peak memory of a real `structqa serve` with the bundled checkpoints (or the folders given), under load
  * on each checkpoint (issue 22: "peak RSS per checkpoint against its graph size").
  *
- *   npx tsx bench/src/server-memory.ts [--english DIR|tiny] [--multilingual DIR|tiny] [--calls 200] [--clients 8] [STRUCTQA_NAME=VALUE ...]
+ *   npx tsx bench/src/server-memory.ts [--english DIR|tiny] [--multilingual DIR|tiny] [--calls 200] [--clients 8] [--breakdown] [STRUCTQA_NAME=VALUE ...]
  *
  * Starts the server (its own data dir; the settings given as arguments on top of the defaults), sends each
  * checkpoint `--calls` 1-question calls from `--clients` clients and 8 calls of 32 questions (the largest
  * batches, so every session's arena reaches its size), then prints the server's peak RSS (VmHWM), RSS and
  * PSS at the end (PSS counts a page mapped by n sessions 1/n in each: physical memory), and the graphs' sizes.
  * `tiny` serves the tiny fixture (1 layer × 32, 1 MiB) in that slot: a server with one real checkpoint, or,
- * in both slots, what the server itself holds.
+ * in both slots, what the server itself holds. `--breakdown` adds the RSS at the end by what is mapped
+ * (anonymous memory, each shared library, each mapped weights file), from /proc/PID/smaps.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +28,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { english: { type: 'string' }, multilingual: { type: 'string' }, calls: { type: 'string', default: '200' }, clients: { type: 'string', default: '8' } },
+  options: { english: { type: 'string' }, multilingual: { type: 'string' }, calls: { type: 'string', default: '200' }, clients: { type: 'string', default: '8' }, breakdown: { type: 'boolean' } },
 });
 const settings = Object.fromEntries(positionals.map((p) => p.split('=') as [string, string]));
 /** The tiny fixture under a checkpoint's name (its processed-token cap raised so the 32-question calls fit). */
@@ -44,6 +45,29 @@ const dirs = {
   [MULTILINGUAL_CHECKPOINT]: await slot(args.multilingual, MULTILINGUAL_CHECKPOINT),
 };
 const mib = (kb: number) => Math.round(kb / 1024);
+/** RSS (MiB) by mapping: a file's base name, or `anonymous` (heaps, arenas, stacks, V8). */
+function rssByMapping(pid: number): Record<string, number> {
+  const kb = new Map<string, number>();
+  let name = 'anonymous';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (mapping) name = mapping[1]!.startsWith('/') ? path.basename(mapping[1]!) : 'anonymous';
+    const rss = /^Rss:\s+(\d+)/.exec(line);
+    if (rss) kb.set(name, (kb.get(name) ?? 0) + Number(rss[1]));
+  }
+  return Object.fromEntries([...kb].filter(([, v]) => v >= 1024).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, mib(v)]));
+}
+/** `--breakdown`: RSS by mapping, the threads, and V8's heap (main thread) from the server's /metrics. */
+async function breakdown(pid: number) {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const gauge = (name: string) => Number(new RegExp(`^structqa_${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN);
+  return {
+    rss_end_by_mapping_mib: rssByMapping(pid),
+    threads: Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]),
+    v8_heap_used_mib: Math.round(gauge('nodejs_heap_size_used_bytes') / 2 ** 20),
+    v8_heap_total_mib: Math.round(gauge('nodejs_heap_size_total_bytes') / 2 ** 20),
+  };
+}
 const port = await freePort();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-memory-'));
 const child = spawn(process.execPath, [BIN, 'serve'], {
@@ -78,7 +102,7 @@ try {
     for (let i = 0; i < 8; i++) await call(model, state(i, 60), 32);
   }
   const graphs = Object.fromEntries(Object.entries(dirs).map(([name, dir]) => [name, Math.round(graphBytes(dir, readManifest(dir).files.model) / 2 ** 20)]));
-  console.log(JSON.stringify({ settings, graphs_mib: graphs, rss_ready_mib: mib(ready), peak_rss_mib: mib(proc('VmHWM')), rss_end_mib: mib(proc('VmRSS')), pss_end_mib: mib(proc('Pss')), load: os.loadavg()[0]!.toFixed(1) }));
+  console.log(JSON.stringify({ settings, graphs_mib: graphs, rss_ready_mib: mib(ready), peak_rss_mib: mib(proc('VmHWM')), rss_end_mib: mib(proc('VmRSS')), pss_end_mib: mib(proc('Pss')), load: os.loadavg()[0]!.toFixed(1), ...(args.breakdown ? await breakdown(child.pid!) : {}) }));
 } finally {
   child.kill('SIGTERM');
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -30,7 +30,7 @@ import { readManifest } from '../engine/manifest.js';
 import { CheckpointTokenizer } from '../engine/tokenizer.js';
 import ort from 'onnxruntime-node';
 import { importLayaCheckpoint, isLayaPytorch, missingLayaFiles } from './import.js';
-import { decimaOnnxPrecisions, importDecimaCheckpoint, missingDecimaOnnxFiles, type DecimaPrecision } from './import-decima.js';
+import { DECIMA_PYTORCH_FILES, decimaOnnxPrecisions, importDecimaCheckpoint, isDecimaPytorch, missingDecimaOnnxFiles, type DecimaPrecision } from './import-decima.js';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 
@@ -208,7 +208,14 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
     };
     const hub = { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}) };
 
-    // A Decima ONNX export: composed into one graph by `structqa models import`'s code, from the downloaded folder.
+    // A Decima checkpoint, as its ONNX export (composed into one graph) or in PyTorch form (converted): by
+    // `structqa models import`'s code, from the downloaded folder.
+    if (plan.kind === 'decima-pytorch') {
+      const imported = await importDecimaCheckpoint({ ...importing, src: tmp, int8: opts.importInt8, provenance: { pulled: { ...hub, files } } });
+      await fsp.rm(tmp, { recursive: true, force: true });
+      log(`pulled ${opts.repo}@${revision} (Decima, PyTorch form) into ${imported.dir}`);
+      return { dir: imported.dir, manifest: imported.manifest, commit, files };
+    }
     if (plan.kind === 'decima-onnx') {
       const imported = await importDecimaCheckpoint({
         ...importing,
@@ -300,9 +307,10 @@ function normaliseSubfolder(subfolder: string | undefined): string {
 interface Plan {
   /**
    * 'pytorch': no ONNX graph, a Laya checkpoint in PyTorch form, converted by `models import` after download;
-   * 'decima-onnx': a Decima ONNX export (`onnx/<precision>/`), composed into one graph by `models import`'s code.
+   * 'decima-onnx': a Decima ONNX export (`onnx/<precision>/`), composed into one graph by `models import`'s code;
+   * 'decima-pytorch': no ONNX export, a Decima checkpoint in PyTorch form (`DecimaModel.save`), converted likewise.
    */
-  kind?: 'onnx' | 'pytorch' | 'decima-onnx';
+  kind?: 'onnx' | 'pytorch' | 'decima-onnx' | 'decima-pytorch';
   precision?: DecimaPrecision;
   graph: string;
   int8?: string;
@@ -338,8 +346,15 @@ function planFiles(names: string[], where: string, precision?: DecimaPrecision):
       const all = names.filter((n) => n === 'rl_agent_config.json' || n === 'model.safetensors' || /^(encoder|tokenizer)\/[^/]+$/.test(n) || (!n.includes('/') && DOC_FILES.test(n)));
       return { kind: 'pytorch', graph: 'model.safetensors', tokenizer: 'tokenizer/tokenizer.json', config: 'rl_agent_config.json', all };
     }
+    if (isDecimaPytorch(names)) {
+      const missing = DECIMA_PYTORCH_FILES.filter((f) => !set.has(f));
+      if (missing.length > 0) throw new PullError(`${where}: no ONNX export, and the Decima PyTorch checkpoint is incomplete: missing ${missing.join(', ')}`);
+      // Everything DecimaModel.load reads: its config, the head, and the encoder folder with its tokenizer.
+      const all = names.filter((n) => n === 'decima.json' || n === 'head.safetensors' || n.startsWith('encoder/') || (!n.includes('/') && DOC_FILES.test(n)));
+      return { kind: 'decima-pytorch', graph: 'head.safetensors', tokenizer: 'encoder/tokenizer.json', config: 'decima.json', all };
+    }
     throw new PullError(
-      `${where}: no ONNX graph and no Laya PyTorch checkpoint (rl_agent_config.json + model.safetensors) in the repository.`,
+      `${where}: no ONNX graph, no Laya PyTorch checkpoint (rl_agent_config.json + model.safetensors) and no Decima checkpoint (decima.json + head.safetensors, or onnx/<precision>/decima.json) in the repository.`,
     );
   }
   const dir = path.posix.dirname(graph);

@@ -19,6 +19,7 @@ import type { Question } from '../../src/engine/render.js';
 import { engineServing, fixtureModels } from '../helpers/checkpoints.js';
 import { importPython, layaCheckpoint, layaReference } from '../helpers/laya.js';
 import { decimaExport, decimaExportRepo, decimaOnnxReference } from '../helpers/decima-export.js';
+import { decimaCheckpoint, decimaReference } from '../helpers/decima.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const TOKEN = 'hf_test_secret';
@@ -203,6 +204,8 @@ describe('structqa models pull (stand-in hub)', () => {
       'acme/decima-small': { files: decimaRepo(decimaExportRepo()) },
       'acme/decima-broken': { files: decimaRepo(decimaExportRepo(), (n) => ['onnx/int8/scorer.onnx', 'onnx/int8/tokenizer/tokenizer.json'].includes(n)) },
       'acme/decima-fp32': { files: decimaRepo(decimaExportRepo(), (n) => n.startsWith('onnx/int8/')) },
+      'acme/decima-pytorch': { files: pytorchRepo(decimaCheckpoint('v1')) },
+      'acme/decima-pytorch-broken': { files: Object.fromEntries(Object.entries(pytorchRepo(decimaCheckpoint('v1'))).filter(([n]) => !n.startsWith('encoder/'))) },
     });
   });
 
@@ -349,6 +352,45 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.match(fp32.err, /downloading onnx\/fp32\/encoder\.onnx/);
     assert.match(fp32.err, /agreement with decima\.runtime\.DecimaOnnx on this folder \(fp32\)/);
     assert.equal((readManifest(path.join(dir, 'decima-small-fp32')).provenance as { export: { precision: string } }).export.precision, 'fp32');
+  });
+
+  it('a Decima repository in PyTorch form only (decima.json, head.safetensors, encoder/) is pulled, imported, served, and answers as decima does', { timeout: 20 * 60_000 }, async () => {
+    const dir = modelsDir();
+    const result = await pullCheckpoint({ repo: 'acme/decima-pytorch', endpoint: hub.endpoint, modelsDir: dir, name: 'decima-pt', importPython: importPython(), importCheckRows: 8 });
+    assert.deepEqual(fs.readdirSync(dir), ['decima-pt'], 'no temporary folders left');
+    const published = Object.keys(pytorchRepo(decimaCheckpoint('v1')));
+    assert.deepEqual(result.files.map((f) => f.path).sort(), published.filter((n) => n !== 'eval_results.json').sort(), 'decima.json, head.safetensors, encoder/** and the README');
+    const m = readManifest(result.dir);
+    assert.equal(m.layout, 'late-interaction');
+    const prov = m.provenance as { pulled: { repo: string; commit: string } };
+    assert.deepEqual([prov.pulled.repo, prov.pulled.commit], ['acme/decima-pytorch', COMMIT]);
+
+    const state = 'My card was charged twice for one order and the app keeps crashing at checkout.';
+    const q: Record<string, Question> = {
+      team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } },
+      refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
+      urgency: { type: 'score', instructions: 'How urgent?', criteria: ['low', 'medium', 'high'] },
+    };
+    const want = decimaReference(decimaCheckpoint('v1'), JSON.stringify([{ state, questions: q }]))[0]!;
+    const engine = engineServing('decima-pt', result.dir);
+    await engine.start();
+    try {
+      const answered = await engine.answer(await engine.prepare('decima-pt', q, state));
+      const got = (name: string): number[] => {
+        const a = answered.answers[name] as { noul?: number; probabilities?: Record<string, number> };
+        return a.noul !== undefined ? [1 - a.noul, a.noul] : Object.values(a.probabilities!);
+      };
+      for (const name of ['team', 'refund', 'urgency']) {
+        const expected = want[name]!.probabilities!;
+        got(name).forEach((p, k) => assert.ok(Math.abs(p - expected[k]!) <= 1e-4, `${name}[${k}]: ${p} vs ${expected[k]}`));
+      }
+    } finally {
+      await engine.close();
+    }
+    await assert.rejects(
+      pullCheckpoint({ repo: 'acme/decima-pytorch-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
+      (e: unknown) => e instanceof PullError && /no ONNX export, and the Decima PyTorch checkpoint is incomplete: missing encoder\/config\.json, encoder\/tokenizer\.json/.test(e.message),
+    );
   });
 
   it('a Decima repository that is incomplete, or lacks the precision asked for, is refused with what is missing; nothing is left behind', async () => {
