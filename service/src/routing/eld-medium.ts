@@ -121,22 +121,22 @@ export function unpackDatabase(packed: Buffer): EldDatabase {
 }
 
 /** Where the packed medium database is cached: named by the installed database's content and the pack format. */
-function cacheFile(): string {
+export function cacheFile(): string {
   const hash = createHash('sha256').update(fs.readFileSync(MEDIUM_FILE)).digest('hex').slice(0, 16);
   return path.join(CACHE_DIR, `medium-${hash}.v${PACK_FORMAT}.bin`);
 }
 
-/** The packed medium database: from the cache, or packed now by a child process (and cached where possible). */
-function packedMedium(): Buffer {
+/** The medium database: from the packed cache, or packed now by a child process (and cached where possible). */
+function mediumDatabase(): EldDatabase {
   const cached = cacheFile();
   try {
-    return fs.readFileSync(cached);
+    return unpackDatabase(fs.readFileSync(cached));
   } catch {
-    /* not packed yet */
+    /* not packed yet, or a damaged copy: pack it again */
   }
   const packed = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), HERE], { maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
   writeAtomically(cached, packed, { quiet: true });
-  return packed;
+  return unpackDatabase(packed);
 }
 
 function writeAtomically(file: string, data: Buffer, { quiet }: { quiet: boolean }): void {
@@ -158,7 +158,7 @@ export async function createMediumDetector(): Promise<EldDetector> {
       createEld: () => { instance: EldDetector; loadData: (data: EldDatabase) => string };
     };
     const { instance, loadData } = createEld();
-    if (!loadData(unpackDatabase(packedMedium()))) throw new Error('eld did not take the database');
+    if (!loadData(mediumDatabase())) throw new Error('eld did not take the database');
     return instance;
   } catch (err) {
     process.emitWarning(`the compact eld database could not be loaded (${(err as Error).message}); using eld/medium, which holds about 170 MiB more`, { code: 'STRUCTQA_ELD_FALLBACK' });
@@ -167,7 +167,7 @@ export async function createMediumDetector(): Promise<EldDetector> {
 }
 
 // Run as a script: pack eld's medium database (the import whose memory this module keeps out of the
-// server) into the cache (`--cache`) or to stdout (what packedMedium's child does).
+// server) into the cache (`--cache`) or to stdout (what mediumDatabase's child does).
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === HERE) {
   const { ngramsData } = (await import(pathToFileURL(MEDIUM_FILE).href)) as { ngramsData: EldDatabase };
   const packed = packDatabase(ngramsData);

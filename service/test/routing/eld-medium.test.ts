@@ -4,12 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { eld as reference } from 'eld/medium';
-import { createMediumDetector, packDatabase, unpackDatabase, type EldDatabase } from '../../src/routing/eld-medium.js';
+import { cacheFile, createMediumDetector, packDatabase, unpackDatabase, type EldDatabase } from '../../src/routing/eld-medium.js';
 import { stateText } from '../../src/routing/language.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -82,4 +82,13 @@ test('what the packed format cannot hold is refused with the reason, never packe
   const headerEnd = packed.indexOf(0x0a);
   const otherFormat = Buffer.concat([Buffer.from(packed.toString('utf8', 0, headerEnd).replace('"format":1', '"format":9')), packed.subarray(headerEnd)]);
   assert.throws(() => unpackDatabase(otherFormat), /packed format 9/);
+});
+
+test('a damaged cached copy is packed again, not served and not a reason to fall back', async () => {
+  const good = readFileSync(cacheFile());
+  writeFileSync(cacheFile(), good.subarray(0, 1000));
+  const compact = await createMediumDetector();
+  assert.notEqual(compact, reference);
+  assert.deepEqual(answer(compact, 'Je voudrais annuler ma commande, elle est arrivée en retard.'), answer(reference, 'Je voudrais annuler ma commande, elle est arrivée en retard.'));
+  assert.ok(readFileSync(cacheFile()).equals(good), 'the cache holds the whole packed database again');
 });
