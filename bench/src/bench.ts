@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     singleSessionAboveMiB: batching.singleSessionAboveMiB,
     sharedWeightsDir,
     memory,
-    batcher: { tokenBudget: batching.batchTokenBudget, maxRows: batching.batchMaxRows, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
+    batcher: { tokenBudget: batching.batchTokenBudget, attentionBudget: batching.batchAttentionBudget, maxRows: batching.batchMaxRows, maxQueuedRows: 4096, overloadedRetryMs: 1000 },
   });
   const m = probe.manifest;
   // The layout the service gives this graph (one lane when it is above STRUCTQA_SINGLE_SESSION_ABOVE_MB).

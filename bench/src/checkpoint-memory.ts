@@ -46,7 +46,7 @@ const engine = new Engine({
   singleSessionAboveMiB: args['single-session-above-mb'] ? Number(args['single-session-above-mb']) : defaults.singleSessionAboveMiB,
   sharedWeightsDir: args['shared-weights'] === undefined ? defaults.sharedWeightsDir : args['shared-weights'] === 'off' ? undefined : path.resolve(args['shared-weights']),
   memory: { arena: onOff(args.arena, defaults.ortArena), prepack: onOff(args.prepack, defaults.ortPrepack) },
-  batcher: { tokenBudget: defaults.batchTokenBudget, maxRows: defaults.batchMaxRows, maxQueuedRows: 1024, overloadedRetryMs: 1000, inlineMaxTokens },
+  batcher: { tokenBudget: defaults.batchTokenBudget, attentionBudget: defaults.batchAttentionBudget, maxRows: defaults.batchMaxRows, maxQueuedRows: 1024, overloadedRetryMs: 1000, inlineMaxTokens },
   startingRetryMs: 1000,
 });
 await engine.start();

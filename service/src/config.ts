@@ -71,6 +71,12 @@ export interface Config {
     wideSession: boolean;
     /** Padded tokens (rows × longest row) per model run. */
     batchTokenBudget: number;
+    /**
+     * Rows × longest row² per model run (STRUCTQA_BATCH_ATTENTION_BUDGET, default 512² = one full-window
+     * row of the bundled checkpoints): the attention scores' size, which sets how much arena each session
+     * keeps. Rows up to 256 tokens are not affected; longer ones run one or two at a time. 0: no bound.
+     */
+    batchAttentionBudget: number;
     /** Rows per model run. */
     batchMaxRows: number;
     /**
@@ -249,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
       laneThreads: Math.max(1, int(env, 'STRUCTQA_LANE_THREADS', Math.floor(threads / lanes))),
       wideSession: bool(env, 'STRUCTQA_WIDE_SESSION', false),
       batchTokenBudget: int(env, 'STRUCTQA_BATCH_TOKEN_BUDGET', 1024),
+      batchAttentionBudget: int(env, 'STRUCTQA_BATCH_ATTENTION_BUDGET', 512 * 512),
       batchMaxRows: int(env, 'STRUCTQA_BATCH_MAX_ROWS', 64),
       inlineMaxTokens: int(env, 'STRUCTQA_INLINE_MAX_TOKENS', 256),
       singleSessionAboveMiB: int(env, 'STRUCTQA_SINGLE_SESSION_ABOVE_MB', 256),

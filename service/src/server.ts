@@ -49,6 +49,7 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
     startingRetryMs: config.engine.startingRetryMs,
     batcher: {
       tokenBudget: config.engine.batchTokenBudget,
+      attentionBudget: config.engine.batchAttentionBudget,
       maxRows: config.engine.batchMaxRows,
       inlineMaxTokens: config.engine.inlineMaxTokens,
       maxQueuedRows: config.engine.queueMaxRows,

@@ -19,6 +19,12 @@ test('lanes: 2 by default, 1 with a single thread, as set otherwise; the batch b
   }
 });
 
+test('the attention budget: one 512-token window by default, set or turned off (0) by env', () => {
+  assert.equal(loadConfig(base).engine.batchAttentionBudget, 512 * 512);
+  assert.equal(loadConfig({ ...base, STRUCTQA_BATCH_ATTENTION_BUDGET: '1048576' }).engine.batchAttentionBudget, 1024 * 1024);
+  assert.equal(loadConfig({ ...base, STRUCTQA_BATCH_ATTENTION_BUDGET: '0' }).engine.batchAttentionBudget, 0);
+});
+
 test('threads and lanes below 1 are refused at start with the names of both settings', () => {
   for (const env of [{ STRUCTQA_LANES: '0' }, { STRUCTQA_THREADS: '0' }, { STRUCTQA_LANES: '-2' }]) {
     assert.throws(() => loadConfig({ ...base, ...env }), /STRUCTQA_THREADS and STRUCTQA_LANES must be at least 1/, JSON.stringify(env));

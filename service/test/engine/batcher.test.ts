@@ -74,6 +74,25 @@ test('selectBatch: always the oldest row, then shorter ones, then longer ones wi
   }
 });
 
+test('selectBatch: the attention budget (rows × longest²) keeps long rows one or two a run, and leaves short ones alone', () => {
+  const A = 512 * 512;
+  const table: { lengths: number[]; attention: number; expected: number[] }[] = [
+    { lengths: [512, 512, 512], attention: A, expected: [0] }, // the token budget alone would take two
+    { lengths: [512, 512, 512], attention: 0, expected: [0, 1] }, // 0: no bound
+    { lengths: [384, 384, 200], attention: A, expected: [0] }, // 2 × 384² is over, also for the shorter row, padded to 384
+    { lengths: [200, 384, 100], attention: A, expected: [2, 0] }, // 2 × 200² fits; 3 × 384² would not
+    { lengths: [300, 300, 300], attention: A, expected: [0, 1] }, // 2 × 300² fits, 3 × 300² does not (the token budget would take 3)
+    { lengths: [256, 256, 256, 256, 256], attention: A, expected: [0, 1, 2, 3] }, // 4 × 256² = 512²: what the token budget takes anyway
+    { lengths: [700, 10, 10], attention: A, expected: [0] }, // an over-budget oldest row still runs, alone: nothing fits beside 700² (padded to its length)
+  ];
+  for (const { lengths, attention, expected } of table) {
+    const picked = selectBatch(lengths, 1024, 64, attention);
+    const longest = Math.max(...picked.map((i) => lengths[i]!));
+    assert.deepEqual(picked, expected, `lengths=${lengths} attention=${attention}`);
+    if (picked.length > 1 && attention > 0) assert.ok(longest * longest * picked.length <= attention);
+  }
+});
+
 test('a lone request runs at once (no idle timer) and gets each row sliced to its own markers', async () => {
   const backend = new RecordingBackend();
   const batcher = new Batcher(backend, options);
