@@ -1,6 +1,7 @@
 /**
  * Pieces the bench scripts share to run `structqa serve` as a child process (bench.ts, server-ab.ts,
- * server-memory.ts): a free port, the rate limits out of the way, readiness and the first key.
+ * server-memory.ts): a free port, the rate limits out of the way, readiness, the first key, and the
+ * settings given on the command line.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -32,4 +33,11 @@ export async function waitReady(url: string, tries: number): Promise<void> {
 /** The API key a fresh data directory's first start wrote. */
 export function firstKey(dataDir: string): string {
   return /sqa_live_[A-Za-z0-9]+/.exec(fs.readFileSync(path.join(dataDir, 'first-api-key.txt'), 'utf8'))![0];
+}
+
+/** One `NAME=VALUE` setting from the command line, split at its first `=` (a value may hold more). */
+export function setting(arg: string): [string, string] {
+  const at = arg.indexOf('=');
+  if (at <= 0) throw new Error(`settings are NAME=VALUE, got ${JSON.stringify(arg)}`);
+  return [arg.slice(0, at).trim(), arg.slice(at + 1).trim()];
 }

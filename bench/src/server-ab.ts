@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT } from '../../service/src/config.js';
 import { ensureFixtures } from '../../service/src/fixtures/index.js';
-import { firstKey, freePort, NO_LIMITS, waitReady } from './child-server.js';
+import { firstKey, freePort, NO_LIMITS, setting, waitReady } from './child-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
@@ -42,7 +42,7 @@ const { values: args, positionals } = parseArgs({
 });
 const configs = (positionals.length > 0 ? positionals : ['default']).map((p) => ({
   label: p,
-  env: p === 'default' ? {} : Object.fromEntries(p.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')).trim(), kv.slice(kv.indexOf('=') + 1).trim()])),
+  env: p === 'default' ? {} : Object.fromEntries(p.split(',').map(setting)),
 }));
 for (const c of configs) for (const k of Object.keys(c.env)) if (!k.startsWith('STRUCTQA_') && k !== 'NODE_OPTIONS') throw new Error(`settings are STRUCTQA_NAME=VALUE or NODE_OPTIONS=FLAGS, got ${k}`);
 const ROUNDS = Number(args.rounds);

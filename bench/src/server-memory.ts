@@ -22,7 +22,7 @@ import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT, MULTILINGUAL_CHECKPOINT } 
 import { graphBytes } from '../../service/src/engine/checkpoint.js';
 import { readManifest } from '../../service/src/engine/manifest.js';
 import { buildFixture } from '../../service/src/fixtures/index.js';
-import { firstKey, freePort, NO_LIMITS, waitReady } from './child-server.js';
+import { firstKey, freePort, NO_LIMITS, setting, waitReady } from './child-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
@@ -30,7 +30,7 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: { english: { type: 'string' }, multilingual: { type: 'string' }, calls: { type: 'string', default: '200' }, clients: { type: 'string', default: '8' }, breakdown: { type: 'boolean' } },
 });
-const settings = Object.fromEntries(positionals.map((p) => p.split('=') as [string, string]));
+const settings = Object.fromEntries(positionals.map(setting));
 /** The tiny fixture under a checkpoint's name (its processed-token cap raised so the 32-question calls fit). */
 async function tiny(name: string): Promise<string> {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-memory-tiny-')), name);

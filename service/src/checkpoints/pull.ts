@@ -208,30 +208,26 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
     };
     const hub = { source: 'hub', endpoint, repo: opts.repo, revision, ...(commit ? { commit } : {}) };
 
-    // A Decima checkpoint, as its ONNX export (composed into one graph) or in PyTorch form (converted): by
-    // `structqa models import`'s code, from the downloaded folder.
-    if (plan.kind === 'decima-pytorch') {
-      const imported = await importDecimaCheckpoint({ ...importing, src: tmp, int8: opts.importInt8, provenance: { pulled: { ...hub, files } } });
+    // A checkpoint in PyTorch form (Laya or Decima, converted) or a Decima ONNX export (composed into one
+    // graph): by `structqa models import`'s code, from the downloaded folder.
+    const pulled = { pulled: { ...hub, files } };
+    const importDownloaded = async () => {
+      switch (plan.kind) {
+        case 'pytorch':
+          return importLayaCheckpoint({ ...importing, src: tmp, int8: opts.importInt8, provenance: pulled });
+        case 'decima-pytorch':
+          return importDecimaCheckpoint({ ...importing, src: tmp, int8: opts.importInt8, provenance: pulled });
+        case 'decima-onnx':
+          return importDecimaCheckpoint({ ...importing, src: path.join(tmp, ...plan.graph.split('/').slice(0, -1)), provenance: { pulled: { ...hub, precision: plan.precision, files } } });
+        default:
+          return undefined; // an ONNX bundle: served as downloaded (below)
+      }
+    };
+    const imported = await importDownloaded();
+    if (imported) {
       await fsp.rm(tmp, { recursive: true, force: true });
-      log(`pulled ${opts.repo}@${revision} (Decima, PyTorch form) into ${imported.dir}`);
-      return { dir: imported.dir, manifest: imported.manifest, commit, files };
-    }
-    if (plan.kind === 'decima-onnx') {
-      const imported = await importDecimaCheckpoint({
-        ...importing,
-        src: path.join(tmp, ...plan.graph.split('/').slice(0, -1)),
-        provenance: { pulled: { ...hub, precision: plan.precision, files } },
-      });
-      await fsp.rm(tmp, { recursive: true, force: true });
-      log(`pulled ${opts.repo}@${revision} (onnx/${plan.precision}) into ${imported.dir}`);
-      return { dir: imported.dir, manifest: imported.manifest, commit, files };
-    }
-
-    // A PyTorch-form repository: the same conversion as `structqa models import`, from the downloaded folder.
-    if (plan.kind === 'pytorch') {
-      const imported = await importLayaCheckpoint({ ...importing, src: tmp, int8: opts.importInt8, provenance: { pulled: { ...hub, files } } });
-      await fsp.rm(tmp, { recursive: true, force: true });
-      log(`pulled ${opts.repo}@${revision} into ${imported.dir}`);
+      const form = plan.kind === 'decima-onnx' ? ` (onnx/${plan.precision})` : plan.kind === 'decima-pytorch' ? ' (Decima, PyTorch form)' : '';
+      log(`pulled ${opts.repo}@${revision}${form} into ${imported.dir}`);
       return { dir: imported.dir, manifest: imported.manifest, commit, files };
     }
 

@@ -181,6 +181,31 @@ const LAYA_CONFIG = {
 };
 
 
+/** The three question types, as every pulled checkpoint below is asked them. */
+const THREE_QUESTIONS: Record<string, Question> = {
+  team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } },
+  refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
+  urgency: { type: 'score', instructions: 'How urgent?', criteria: ['low', 'medium', 'high'] },
+};
+
+/** Serves a pulled checkpoint and checks its answers to THREE_QUESTIONS against the reference's, within 1e-4. */
+async function assertServedAs(name: string, dir: string, state: string, want: Record<string, { probabilities?: number[] }>): Promise<void> {
+  const engine = engineServing(name, dir);
+  await engine.start();
+  try {
+    const answered = await engine.answer(await engine.prepare(name, THREE_QUESTIONS, state));
+    for (const q of Object.keys(THREE_QUESTIONS)) {
+      const a = answered.answers[q] as { noul?: number; probabilities?: Record<string, number> };
+      const expected = want[q]!.probabilities!;
+      // A noul's reference is [false, true]: both sides are checked.
+      const got = a.noul !== undefined ? [1 - a.noul, a.noul] : Object.values(a.probabilities!);
+      got.forEach((p, k) => assert.ok(Math.abs(p - expected[k]!) <= 1e-4, `${q}[${k}]: ${p} vs ${expected[k]}`));
+    }
+  } finally {
+    await engine.close();
+  }
+}
+
 describe('structqa models pull (stand-in hub)', () => {
   let hub: StandInHub;
   let tiny: string;
@@ -287,25 +312,9 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.equal(prov.pulled.repo, 'acme/laya-pytorch');
     assert.equal(prov.pulled.commit, COMMIT);
 
-    const engine = engineServing('core-0.3.20', result.dir);
-    await engine.start();
-    try {
-      const q: Record<string, Question> = {
-        team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } },
-        refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
-        urgency: { type: 'score', instructions: 'How urgent?', criteria: ['low', 'medium', 'high'] },
-      };
-      const state = 'The app crashes when I open the invoice page, and I want my payment back.';
-      const answered = await engine.answer(await engine.prepare('core-0.3.20', q, state));
-      const want = layaReference(layaCheckpoint('modernbert', 'sequential'), JSON.stringify([{ state, questions: q }]))[0]!;
-      const team = answered.answers['team'] as { probabilities: Record<string, number> };
-      Object.values(team.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['team']!.probabilities[k]!) <= 1e-4));
-      assert.ok(Math.abs((answered.answers['refund'] as { noul: number }).noul - want['refund']!.probabilities[1]!) <= 1e-4);
-      const urgency = answered.answers['urgency'] as { probabilities: Record<string, number> };
-      Object.values(urgency.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['urgency']!.probabilities[k]!) <= 1e-4));
-    } finally {
-      await engine.close();
-    }
+    const state = 'The app crashes when I open the invoice page, and I want my payment back.';
+    const want = layaReference(layaCheckpoint('modernbert', 'sequential'), JSON.stringify([{ state, questions: THREE_QUESTIONS }]))[0]!;
+    await assertServedAs('core-0.3.20', result.dir, state, want);
   });
 
   it('a Decima repository (its ONNX export, onnx/<precision>/) is pulled in int8 by default (only onnx/int8/**, config.json, README), imported, served, and answers as DecimaOnnx does; --precision fp32 through the CLI', { timeout: 20 * 60_000 }, async () => {
@@ -326,24 +335,7 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.deepEqual([prov.pulled.repo, prov.pulled.commit, prov.pulled.precision], ['acme/decima-small', COMMIT, 'int8']);
 
     const state = 'The app crashes when I open the invoice page, and I want my payment back.';
-    const q: Record<string, Question> = {
-      team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } },
-      refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
-      urgency: { type: 'score', instructions: 'How urgent?', criteria: ['low', 'medium', 'high'] },
-    };
-    const want = decimaOnnxReference(decimaExport('int8'), JSON.stringify([{ state, questions: q }]))[0]!;
-    const engine = engineServing('decima-small', result.dir);
-    await engine.start();
-    try {
-      const answered = await engine.answer(await engine.prepare('decima-small', q, state));
-      const team = answered.answers['team'] as { probabilities: Record<string, number> };
-      Object.values(team.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['team']!.probabilities![k]!) <= 1e-4, `${p} vs ${want['team']!.probabilities![k]}`));
-      assert.ok(Math.abs((answered.answers['refund'] as { noul: number }).noul - want['refund']!.probabilities![1]!) <= 1e-4);
-      const urgency = answered.answers['urgency'] as { probabilities: Record<string, number> };
-      Object.values(urgency.probabilities).forEach((p, k) => assert.ok(Math.abs(p - want['urgency']!.probabilities![k]!) <= 1e-4));
-    } finally {
-      await engine.close();
-    }
+    await assertServedAs('decima-small', result.dir, state, decimaOnnxReference(decimaExport('int8'), JSON.stringify([{ state, questions: THREE_QUESTIONS }]))[0]!);
 
     const config = loadConfig({ STRUCTQA_DATA_DIR: path.dirname(dir), LOG_LEVEL: 'silent' });
     const run = modelsCli(config, { STRUCTQA_HUB_ENDPOINT: hub.endpoint });
@@ -366,27 +358,7 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.deepEqual([prov.pulled.repo, prov.pulled.commit], ['acme/decima-pytorch', COMMIT]);
 
     const state = 'My card was charged twice for one order and the app keeps crashing at checkout.';
-    const q: Record<string, Question> = {
-      team: { type: 'choice', instructions: 'Which team?', criteria: { billing: 'money', tech: 'bugs', sales: null } },
-      refund: { type: 'noul', instructions: 'Is the customer asking for a refund?' },
-      urgency: { type: 'score', instructions: 'How urgent?', criteria: ['low', 'medium', 'high'] },
-    };
-    const want = decimaReference(decimaCheckpoint('v1'), JSON.stringify([{ state, questions: q }]))[0]!;
-    const engine = engineServing('decima-pt', result.dir);
-    await engine.start();
-    try {
-      const answered = await engine.answer(await engine.prepare('decima-pt', q, state));
-      const got = (name: string): number[] => {
-        const a = answered.answers[name] as { noul?: number; probabilities?: Record<string, number> };
-        return a.noul !== undefined ? [1 - a.noul, a.noul] : Object.values(a.probabilities!);
-      };
-      for (const name of ['team', 'refund', 'urgency']) {
-        const expected = want[name]!.probabilities!;
-        got(name).forEach((p, k) => assert.ok(Math.abs(p - expected[k]!) <= 1e-4, `${name}[${k}]: ${p} vs ${expected[k]}`));
-      }
-    } finally {
-      await engine.close();
-    }
+    await assertServedAs('decima-pt', result.dir, state, decimaReference(decimaCheckpoint('v1'), JSON.stringify([{ state, questions: THREE_QUESTIONS }]))[0]!);
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-pytorch-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
       (e: unknown) => e instanceof PullError && /no ONNX export, and the Decima PyTorch checkpoint is incomplete: missing encoder\/config\.json, encoder\/tokenizer\.json/.test(e.message),
