@@ -149,15 +149,15 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
     after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
     it('a folder that is not a Laya checkpoint, an unsupported encoder, and a missing Python toolchain are refused clearly', async () => {
-      const { importLayaCheckpoint } = await import('../../src/checkpoints/import.js');
-      await assert.rejects(importLayaCheckpoint({ src: tmp, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /missing rl_agent_config\.json, model\.safetensors/);
+      const { laya } = await import('../../src/checkpoints/laya.js');
+      await assert.rejects(laya.import({ src: tmp, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /missing rl_agent_config\.json, model\.safetensors/);
       const bert = path.join(tmp, 'bert');
       fs.cpSync(layaCheckpoint('modernbert', 'sequential'), bert, { recursive: true });
       fs.writeFileSync(path.join(bert, 'encoder', 'config.json'), JSON.stringify({ model_type: 'deberta-v2' }));
-      await assert.rejects(importLayaCheckpoint({ src: bert, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /model_type 'deberta-v2' is not supported/);
+      await assert.rejects(laya.import({ src: bert, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /model_type 'deberta-v2' is not supported/);
       const noPython = path.join(tmp, 'no-python');
       await assert.rejects(
-        importLayaCheckpoint({ src: layaCheckpoint('modernbert', 'sequential'), modelsDir: path.join(tmp, 'm'), name: 'x', python: noPython }),
+        laya.import({ src: layaCheckpoint('modernbert', 'sequential'), modelsDir: path.join(tmp, 'm'), name: 'x', python: noPython }),
         /requirements-import\.txt/,
       );
       assert.deepEqual(fs.existsSync(path.join(tmp, 'm')) ? fs.readdirSync(path.join(tmp, 'm')) : [], [], 'nothing left behind');

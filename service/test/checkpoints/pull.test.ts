@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PullError, pullCheckpoint } from '../../src/checkpoints/pull.js';
+import { CheckpointError } from '../../src/checkpoints/errors.js';
+import { pullCheckpoint } from '../../src/checkpoints/pull.js';
 import { modelsCli } from '../helpers/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
@@ -34,6 +35,8 @@ interface StandInHub {
   endpoint: string;
   /** Every path requested, in order. */
   requests: string[];
+  /** Every CDN request's Range header ('' when none), in order. */
+  ranges: string[];
   close(): Promise<void>;
 }
 
@@ -42,12 +45,16 @@ interface StandInHub {
  * sizes and LFS sha256 when `blobs=true`) and `/{repo}/resolve/{rev}/{path}` (LFS files redirect to a
  * CDN path with `x-linked-etag`/`x-linked-size`; git files answer with their git blob id as ETag).
  * `private` repos need the bearer token; `truncate` repos send half of the named file, either with a
- * matching content-length ('short') or by dropping the connection mid-body ('drop').
+ * matching content-length ('short') or by dropping the connection mid-body ('drop'), on every response or
+ * on the first `times`. With `ranges` the CDN answers a `Range: bytes=N-` request with 206 and the rest of
+ * the file, as the real hub's CDN does; without, it ignores the header and sends the whole file (200).
  */
 async function startStandInHub(
-  repos: Record<string, { files: Record<string, RepoFile>; private?: boolean; truncate?: { file: string; mode: 'short' | 'drop' } }>,
+  repos: Record<string, { files: Record<string, RepoFile>; private?: boolean; ranges?: boolean; truncate?: { file: string; mode: 'short' | 'drop'; times?: number } }>,
 ): Promise<StandInHub> {
   const requests: string[] = [];
+  const ranges: string[] = [];
+  const cuts = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     requests.push(url.pathname);
@@ -62,7 +69,18 @@ async function startStandInHub(
       const r = repos[decodeURIComponent(cdn[1]!)];
       const entry = r && Object.entries(r.files).find(([, f]) => f.lfs && sha256(f.bytes) === cdn[2]);
       if (!r || !entry) return notFound('EntryNotFound');
-      return sendBody(res, entry[1].bytes, {}, r.truncate?.file === entry[0] ? r.truncate.mode : undefined);
+      const range = req.headers['range'] ?? '';
+      ranges.push(range);
+      const cut = r.truncate?.file === entry[0] && (cuts.get(cdn[1]!) ?? 0) < (r.truncate.times ?? Infinity) ? r.truncate.mode : undefined;
+      if (cut) cuts.set(cdn[1]!, (cuts.get(cdn[1]!) ?? 0) + 1);
+      const from = r.ranges ? /^bytes=(\d+)-$/.exec(range) : null;
+      if (from && Number(from[1]) < entry[1].bytes.length) {
+        const start = Number(from[1]);
+        const rest = entry[1].bytes.subarray(start);
+        res.writeHead(206, { 'content-range': `bytes ${start}-${entry[1].bytes.length - 1}/${entry[1].bytes.length}`, 'content-length': String(rest.length) }).end(rest);
+        return;
+      }
+      return sendBody(res, entry[1].bytes, {}, cut);
     }
     const repoName = decodeURIComponent((api ?? resolve)?.[1] ?? '');
     const repo = repos[repoName];
@@ -99,6 +117,7 @@ async function startStandInHub(
   return {
     endpoint: `http://127.0.0.1:${port}`,
     requests,
+    ranges,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -224,6 +243,8 @@ describe('structqa models pull (stand-in hub)', () => {
       'acme/laya-private': { files, private: true },
       'acme/laya-short': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 500 }), truncate: { file: 'laya.onnx', mode: 'short' } },
       'acme/laya-drop': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 501 }), truncate: { file: 'laya.onnx', mode: 'drop' } },
+      'acme/laya-resume': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 502 }), ranges: true, truncate: { file: 'laya.onnx', mode: 'drop', times: 1 } },
+      'acme/laya-restart': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 503 }), truncate: { file: 'laya.onnx', mode: 'drop', times: 1 } },
       'acme/laya-pytorch': { files: pytorchRepo(layaCheckpoint('modernbert', 'sequential')) },
       'acme/pytorch-only': { files: { 'model.safetensors': files['model.safetensors']!, 'rl_agent_config.json': files['laya_config.json']! } },
       'acme/decima-small': { files: decimaRepo(decimaExportRepo()) },
@@ -262,8 +283,9 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.equal(m.processed_token_cap, 3500);
     assert.deepEqual(m.files, { model: 'laya.onnx', tokenizer: 'tokenizer/tokenizer.json' });
     assert.deepEqual(m.special_tokens, { cls: '[CLS]', sep: '[SEP]', mask: '[MASK]', pad: '[PAD]' });
+    // laya's clamp: its 0.1006 is applied as 0.5, and the pull says so
     assert.deepEqual(m.calibration.temperature, {
-      choice: { '2': 1.5, '3-5': 1.2, '6-10': 1.2, '11+': 0.1006 },
+      choice: { '2': 1.5, '3-5': 1.2, '6-10': 1.2, '11+': 0.5 },
       score: { '2': 0.9, '3-5': 2, '6-10': 0.9, '11+': 0.9 },
       noul: { '2': 1.1 },
     });
@@ -361,7 +383,7 @@ describe('structqa models pull (stand-in hub)', () => {
     await assertServedAs('decima-pt', result.dir, state, decimaReference(decimaCheckpoint('v1'), JSON.stringify([{ state, questions: THREE_QUESTIONS }]))[0]!);
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-pytorch-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /no ONNX export, and the Decima PyTorch checkpoint is incomplete: missing encoder\/config\.json, encoder\/tokenizer\.json/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /no ONNX export, and the Decima PyTorch checkpoint is incomplete: missing encoder\/config\.json, encoder\/tokenizer\.json/.test(e.message),
     );
   });
 
@@ -369,19 +391,19 @@ describe('structqa models pull (stand-in hub)', () => {
     const dir = modelsDir();
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /the Decima ONNX export onnx\/int8\/ is incomplete: missing onnx\/int8\/scorer\.onnx, onnx\/int8\/tokenizer\/tokenizer\.json/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /the Decima ONNX export onnx\/int8\/ is incomplete: missing onnx\/int8\/scorer\.onnx, onnx\/int8\/tokenizer\/tokenizer\.json/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-fp32', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /no onnx\/int8\/decima\.json: the repository publishes the Decima ONNX export in fp16, fp32 \(--precision\)/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /no onnx\/int8\/decima\.json: the repository publishes the Decima ONNX export in fp16, fp32 \(--precision\)/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-small', endpoint: hub.endpoint, modelsDir: dir, precision: 'fp32', window: 512, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /--window does not apply to a Decima checkpoint/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /--window does not apply to a Decima checkpoint/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/laya', endpoint: hub.endpoint, modelsDir: dir, precision: 'int8' }),
-      (e: unknown) => e instanceof PullError && /--precision applies to a Decima repository/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /--precision applies to a Decima repository/.test(e.message),
     );
     assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], [], 'nothing left in the models folder');
   });
@@ -390,19 +412,19 @@ describe('structqa models pull (stand-in hub)', () => {
     const dir = modelsDir();
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/nope', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && e.status === 404 && /acme\/nope@main .*not found/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && e.status === 404 && /acme\/nope@main .*not found/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/laya', revision: 'v9', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && /revision not found/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /revision not found/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/laya-private', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && e.status === 401 && /HF_TOKEN/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && e.status === 401 && /HF_TOKEN/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/pytorch-only', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && /no ONNX graph, and the Laya PyTorch checkpoint is incomplete: missing encoder\/config\.json, tokenizer\/tokenizer\.json/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /no ONNX graph, and the Laya PyTorch checkpoint is incomplete: missing encoder\/config\.json, tokenizer\/tokenizer\.json/.test(e.message),
     );
     assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], []);
     const ok = await pullCheckpoint({ repo: 'acme/laya-private', endpoint: hub.endpoint, modelsDir: dir, token: TOKEN, verify: false });
@@ -410,7 +432,7 @@ describe('structqa models pull (stand-in hub)', () => {
   });
 
   for (const mode of ['short', 'drop'] as const) {
-    it(`a truncated download (${mode === 'short' ? 'short body' : 'connection dropped'}) is detected, retried, and leaves nothing behind`, async () => {
+    it(`a truncated download (${mode === 'short' ? 'short body' : 'connection dropped'}) from a hub that always cuts it is detected, retried while it gains bytes, and leaves nothing behind`, async () => {
       const dir = modelsDir();
       fs.mkdirSync(dir, { recursive: true });
       fs.mkdirSync(path.join(dir, 'other-checkpoint'));
@@ -418,16 +440,48 @@ describe('structqa models pull (stand-in hub)', () => {
       await assert.rejects(
         pullCheckpoint({ repo: `acme/laya-${mode}`, endpoint: hub.endpoint, modelsDir: dir, attempts: 2, retryDelayMs: 5 }),
         (e: unknown) =>
-          e instanceof PullError &&
+          e instanceof CheckpointError &&
           /laya\.onnx/.test(e.message) &&
           (mode === 'short' ? /got \d+ bytes, expected \d+/ : /interrupted|got \d+ bytes/).test(e.message) &&
-          /after 2 attempts/.test(e.message),
+          /after 3 attempts/.test(e.message),
       );
+      // the first attempt gained half the file; the two after it (a Range this hub ignores: the same half) gained nothing
       const cdnHits = hub.requests.slice(before).filter((p) => p.startsWith('/cdn/'));
-      assert.equal(cdnHits.length, 2, 'retried once');
+      assert.equal(cdnHits.length, 3);
       assert.deepEqual(fs.readdirSync(dir), ['other-checkpoint'], 'nothing half-written in the models folder');
     });
   }
+
+  it('a connection cut mid-file resumes from where it stopped (Range), and the whole file is still checked by its sha256', async () => {
+    const dir = modelsDir();
+    const lines: string[] = [];
+    const before = hub.ranges.length;
+    const result = await pullCheckpoint({ repo: 'acme/laya-resume', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false, log: (l) => lines.push(l) });
+    const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+    const asked = hub.ranges.slice(before);
+    assert.deepEqual(asked, ['', `bytes=${Math.floor(graph.length / 2)}-`], 'the second request asks for the rest');
+    assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+    assert.equal(result.files.find((f) => f.path === 'laya.onnx')!.sha256, sha256(graph));
+  });
+
+  it('a hub that ignores the Range header (200, the whole file) is downloaded again from zero, and checked', async () => {
+    const dir = modelsDir();
+    const before = hub.ranges.length;
+    const result = await pullCheckpoint({ repo: 'acme/laya-restart', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false });
+    const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+    assert.deepEqual(hub.ranges.slice(before), ['', `bytes=${Math.floor(graph.length / 2)}-`]);
+    assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+  });
+
+  it('the CLI shows each file\'s bytes done of total, rate and time left (plain lines when not a terminal)', async () => {
+    const dir = modelsDir();
+    const config = loadConfig({ STRUCTQA_DATA_DIR: path.dirname(dir), LOG_LEVEL: 'silent' });
+    const r = await modelsCli(config, { STRUCTQA_HUB_ENDPOINT: hub.endpoint })('models', 'pull', 'acme/laya', '--name', 'progress', '--no-check');
+    assert.equal(r.code, 0, r.err);
+    const size = fs.statSync(path.join(tiny, 'model.onnx')).size;
+    assert.match(r.err, new RegExp(`\\[0:\\d\\d\\] downloading laya\\.onnx ${(size / 1024).toFixed(1).replace('.', '\\.')} KB of ${(size / 1024).toFixed(1).replace('.', '\\.')} KB, [\\d.]+ (K|M)?B/s, 0:00 left`));
+    assert.match(r.err, /\[0:\d\d\] pulled acme\/laya@main \(Laya ONNX bundle\) into /);
+  });
 
   it('the CLI: models pull REPO --endpoint URL --out DIR --name NAME; refuses to overwrite without --force', async () => {
     const dir = modelsDir();
