@@ -356,28 +356,47 @@ def sample_rows(agent, n: int, seed: int):
     return items, collate_items
 
 
-def laya_references(agent, items, collate, batch: int):
+def laya_references(agent, items, collate, batch: int = 8):
     """laya's own forward (PyTorch, fp32) on the rows, `batch` at a time, collated as laya collates them: the
     feeds and the reference logits an agreement check compares the graph with, computed before the graph is
-    loaded so the torch model can be freed first."""
+    loaded so the torch model can be freed first. The rows are sorted by length before they are batched:
+    a batch still pads its shorter rows, with fewer padded tokens to compute."""
     import torch
 
+    items = sorted(items, key=lambda it: len(it["ids"]))
     out = []
     for lo in range(0, len(items), batch):
-        b = collate([items[lo:lo + batch]], agent.tok.pad_token_id)
+        chunk = items[lo:lo + batch]
+        b = collate([chunk], agent.tok.pad_token_id)
         with torch.no_grad():
             ref, _ = agent._forward({k: v for k, v in b.items() if k not in ("meta", "label")})
-        out.append(({k: b[k].numpy() for k in INPUTS}, ref))
+        out.append((chunk, {k: b[k].numpy() for k in INPUTS}, np_array(ref)))
         progress(min(lo + batch, len(items)), len(items), "rows")
     return out
+
+
+def np_array(x):
+    import numpy as np
+
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+def session(path: Path):
+    """onnxruntime as the engine runs it on this machine's cores, its threads not spinning between runs
+    (on a shared or busy machine a spinning pool takes the cores its own next run needs)."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = len(os.sched_getaffinity(0))
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
 
 def check(onnx_path: Path, references):
     """Max |difference| between onnxruntime and laya's own forward over real marker slots: (logits, probabilities at T=1)."""
     import numpy as np
-    import onnxruntime as ort
 
-    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    sess = session(onnx_path)
     worst, worst_p, rows = 0.0, 0.0, 0
 
     def softmax(z, mask):
@@ -385,23 +404,23 @@ def check(onnx_path: Path, references):
         e = np.exp(z - z.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    for feed, ref in references:
+    for _, feed, ref in references:
         got = sess.run(["logits"], feed)[0]
         mask = feed["marker_mask"]
         worst = max(worst, float(np.abs(np.where(mask, got - ref, 0)).max()))
         worst_p = max(worst_p, float(np.abs(softmax(got, mask) - softmax(ref, mask)).max()))
         rows += len(ref)
-        progress(rows, sum(len(r) for _, r in references), "rows")
+        progress(rows, sum(len(r) for _, _, r in references), "rows")
     return worst, worst_p
 
 
-def quantize(out: Path, references, external: bool) -> dict:
+def quantize(out: Path, references, collate, pad_id: int, external: bool) -> dict:
     """model.int8.onnx (onnxruntime quantize_dynamic from the fp32 graph's path: int8 weights of every weight
     MatMul, 7-bit `reduce_range` as the engine's int8 fixtures, dynamic activations) and its agreement with
-    laya's own fp32 forward, one row per run as the engine runs an int8 graph."""
+    laya's own fp32 forward, one row per run as the engine runs an int8 graph (laya's logits for those rows
+    were computed eight at a time: padding moves them by ~1e-6, nothing beside int8's differences)."""
     import numpy as np
     import onnx
-    import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     fp32 = out / "model.onnx"
@@ -413,17 +432,19 @@ def quantize(out: Path, references, external: bool) -> dict:
     quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8, reduce_range=True, nodes_to_quantize=nodes,
                      use_external_data_format=external)
     gc.collect()
-    step(f"checking the int8 graph against laya's fp32 ({len(references)} rows, one per run)")
-    sess = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    rows = [(it, ref[r]) for chunk, _, ref in references for r, it in enumerate(chunk)]
+    step(f"checking the int8 graph against laya's fp32 ({len(rows)} rows, one per run)")
+    sess = session(target)
     same, worst = 0, 0.0
     p = lambda z: np.exp(z - z.max()) / np.exp(z - z.max()).sum()  # noqa: E731
-    for i, (feed, ref) in enumerate(references):
-        got = sess.run(["logits"], feed)[0]
-        k = int(feed["marker_mask"].sum())
-        same += int(np.argmax(got[0, :k]) == np.argmax(ref[0, :k]))
-        worst = max(worst, float(np.abs(p(got[0, :k].astype(np.float64)) - p(ref[0, :k].astype(np.float64))).max()))
-        progress(i + 1, len(references), "rows")
-    return {"rows": len(references), "argmax_agreement": same / max(1, len(references)), "max_abs_prob_diff": worst,
+    for i, (it, ref) in enumerate(rows):
+        b = collate([[it]], pad_id)
+        got = sess.run(["logits"], {k: b[k].numpy() for k in INPUTS})[0]
+        k = len(it["markers"])
+        same += int(np.argmax(got[0, :k]) == np.argmax(ref[:k]))
+        worst = max(worst, float(np.abs(p(got[0, :k].astype(np.float64)) - p(ref[:k].astype(np.float64))).max()))
+        progress(i + 1, len(rows), "rows")
+    return {"rows": len(rows), "argmax_agreement": same / max(1, len(rows)), "max_abs_prob_diff": worst,
             "quantized_matmuls": len(nodes)}
 
 
@@ -582,11 +603,12 @@ def convert(a) -> int:
     if a.check_rows > 0:
         step(f"laya's own answers to {a.check_rows} check rows")
         items, collate = sample_rows(agent, a.check_rows, a.seed)
-        checks = laya_references(agent, items, collate, 8)
+        checks = laya_references(agent, items, collate)
     if a.int8:
         step(f"laya's own answers to {a.int8_rows} int8 check rows")
         items, collate = sample_rows(agent, a.int8_rows, a.seed + 1)
-        int8_rows = laya_references(agent, items, collate, 1)
+        int8_rows = laya_references(agent, items, collate)
+    pad_id = tok.pad_token_id
     step("exporting the graph")
     path, weights = export(agent, out)
     del agent, tok
@@ -607,7 +629,7 @@ def convert(a) -> int:
     int8 = None
     if a.int8:
         step("quantising to int8")
-        int8 = quantize(out, int8_rows, (out / "model.onnx.data").exists())
+        int8 = quantize(out, int8_rows, collate, pad_id, (out / "model.onnx.data").exists())
     shutil.rmtree(tmp, ignore_errors=True)
     facts["check"] = {"rows": a.check_rows, "max_abs_logit_diff": worst, "max_abs_prob_diff": worst_p}
     facts["int8"] = int8

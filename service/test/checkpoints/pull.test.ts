@@ -132,7 +132,8 @@ function sendBody(res: http.ServerResponse, bytes: Buffer, headers: Record<strin
     res.writeHead(200, { ...headers, 'content-length': String(half.length) }).end(half);
   } else if (truncate === 'drop') {
     res.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
-    res.write(half, () => res.socket?.destroy());
+    // the cut comes once the half is on its way, so the client has bytes to resume from
+    res.write(half, () => setTimeout(() => res.socket?.destroy(), 20));
   } else {
     res.writeHead(200, { ...headers, 'content-length': String(bytes.length) }).end(bytes);
   }
@@ -443,11 +444,12 @@ describe('structqa models pull (stand-in hub)', () => {
           e instanceof CheckpointError &&
           /laya\.onnx/.test(e.message) &&
           (mode === 'short' ? /got \d+ bytes, expected \d+/ : /interrupted|got \d+ bytes/).test(e.message) &&
-          /after 3 attempts/.test(e.message),
+          /after \d+ attempts/.test(e.message),
       );
-      // the first attempt gained half the file; the two after it (a Range this hub ignores: the same half) gained nothing
+      // the first attempt gained part of the file; the ones after it (a Range this hub ignores: the same part again)
+      // went on while they gained bytes and stopped after two in a row that gained none
       const cdnHits = hub.requests.slice(before).filter((p) => p.startsWith('/cdn/'));
-      assert.equal(cdnHits.length, 3);
+      assert.ok(cdnHits.length >= 3, String(cdnHits.length));
       assert.deepEqual(fs.readdirSync(dir), ['other-checkpoint'], 'nothing half-written in the models folder');
     });
   }
@@ -459,7 +461,11 @@ describe('structqa models pull (stand-in hub)', () => {
     const result = await pullCheckpoint({ repo: 'acme/laya-resume', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false, log: (l) => lines.push(l) });
     const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
     const asked = hub.ranges.slice(before);
-    assert.deepEqual(asked, ['', `bytes=${Math.floor(graph.length / 2)}-`], 'the second request asks for the rest');
+    assert.equal(asked.length, 2);
+    assert.equal(asked[0], '');
+    // the second request asks for the rest: from the bytes the cut connection delivered (at most half the file)
+    const from = Number(/^bytes=(\d+)-$/.exec(asked[1]!)?.[1]);
+    assert.ok(from > 0 && from <= Math.floor(graph.length / 2), asked[1]);
     assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
     assert.equal(result.files.find((f) => f.path === 'laya.onnx')!.sha256, sha256(graph));
   });
@@ -469,7 +475,9 @@ describe('structqa models pull (stand-in hub)', () => {
     const before = hub.ranges.length;
     const result = await pullCheckpoint({ repo: 'acme/laya-restart', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false });
     const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
-    assert.deepEqual(hub.ranges.slice(before), ['', `bytes=${Math.floor(graph.length / 2)}-`]);
+    const asked = hub.ranges.slice(before);
+    assert.equal(asked.length, 2);
+    assert.match(asked[1]!, /^bytes=\d+-$/, 'it asked to resume; the hub sent the whole file instead');
     assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
   });
 
