@@ -16,6 +16,22 @@ export async function verifyCheckpoint(dir: string, manifest: Manifest): Promise
     throw refusal(`${manifest.files.tokenizer}: does not load with the manifest's special tokens (${errorText(e)})`);
   }
   const graphs = [manifest.files.model, ...(manifest.files.model_int8 ? [manifest.files.model_int8] : [])];
+  // onnxruntime-node leaves two small files (.ses, mat-debug-<pid>.log) in $TMPDIR whenever it opens a
+  // session: here they go into the folder being checked and are removed with it, not into the system's folder
+  const scratch = path.join(dir, '.ort-tmp');
+  await fsp.mkdir(scratch, { recursive: true });
+  const savedTmpdir = process.env['TMPDIR'];
+  process.env['TMPDIR'] = scratch;
+  try {
+    await loadGraphs(dir, graphs);
+  } finally {
+    if (savedTmpdir === undefined) delete process.env['TMPDIR'];
+    else process.env['TMPDIR'] = savedTmpdir;
+    await fsp.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function loadGraphs(dir: string, graphs: string[]): Promise<void> {
   for (const file of graphs) {
     let session: ort.InferenceSession;
     try {
