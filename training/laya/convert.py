@@ -53,7 +53,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from converting import (INPUTS, Refused, converter_args, private_tmp, progress, read_json, run_converter,  # noqa: E402
+from converting import (INPUTS, Refused, converter_args, one_line, private_tmp, progress, read_json, run_converter,  # noqa: E402
                         safetensors_index, step, warn, write_facts)
 
 OUTPUTS = ["logits", "act_logits"]
@@ -140,7 +140,7 @@ def check_tensors(src: Path, cfg: dict, enc: dict, tensors: dict) -> None:
             model = build_model(cfg, encoder_dir=str(src / "encoder"), pretrained=False)
     except Exception as e:  # noqa: BLE001 — transformers' own reason, on one line
         raise Refused(f"{ENCODER_CONFIG}: transformers cannot build the encoder it describes: "
-                      f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}") from None
+                      f"{type(e).__name__}: {one_line(e)}") from None
     want = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     del model
     missing = [k for k in want if k not in tensors]
@@ -229,7 +229,7 @@ def load_agent(src: Path, work: Path):
             warnings.simplefilter("ignore")  # its temperature warning is given entry by entry (temperature_warnings)
             agent = laya.load(str(shadow), device="cpu")
     except Exception as e:  # noqa: BLE001 — what the checks before did not foresee, on one line
-        first = (str(e).strip().splitlines() or [""])[0].replace(str(shadow), str(src))
+        first = one_line(e).replace(str(shadow), str(src))
         raise RuntimeError(f"laya {getattr(laya, '__version__', '')} cannot load {src}: {type(e).__name__}: {first}") from e
     agent.model.float().eval()
     return agent, shadow
@@ -415,22 +415,17 @@ def check(onnx_path: Path, references):
 
 
 def quantize(out: Path, references, collate, pad_id: int, external: bool) -> dict:
-    """model.int8.onnx (onnxruntime quantize_dynamic from the fp32 graph's path: int8 weights of every weight
-    MatMul, 7-bit `reduce_range` as the engine's int8 fixtures, dynamic activations) and its agreement with
-    laya's own fp32 forward, one row per run as the engine runs an int8 graph (laya's logits for those rows
-    were computed eight at a time: padding moves them by ~1e-6, nothing beside int8's differences)."""
+    """model.int8.onnx (onnxruntime's dynamic quantisation of every weight MatMul: int8 weights, 7-bit
+    `reduce_range` as the engine's int8 fixtures, dynamic activations; made one weight at a time by
+    training/quantize.py, the same graph as onnxruntime's quantize_dynamic in a fraction of its memory) and
+    its agreement with laya's own fp32 forward, one row per run as the engine runs an int8 graph (laya's
+    logits for those rows were computed eight at a time: padding moves them by ~1e-6, nothing beside int8's
+    differences)."""
     import numpy as np
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from quantize import quantize_int8
 
-    fp32 = out / "model.onnx"
-    model = onnx.load(str(fp32), load_external_data=False)
-    inits = {i.name for i in model.graph.initializer}
-    nodes = [n.name for n in model.graph.node if n.op_type in ("MatMul", "Gemm") and len(n.input) > 1 and n.input[1] in inits]
-    del model
     target = out / "model.int8.onnx"
-    quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8, reduce_range=True, nodes_to_quantize=nodes,
-                     use_external_data_format=external)
+    quantized = quantize_int8(out / "model.onnx", target, external, progress=lambda done, total: progress(done, total, "bytes"))
     gc.collect()
     rows = [(it, ref[r]) for chunk, _, ref in references for r, it in enumerate(chunk)]
     step(f"checking the int8 graph against laya's fp32 ({len(rows)} rows, one per run)")
@@ -445,7 +440,7 @@ def quantize(out: Path, references, collate, pad_id: int, external: bool) -> dic
         worst = max(worst, float(np.abs(p(got[0, :k].astype(np.float64)) - p(ref[:k].astype(np.float64))).max()))
         progress(i + 1, len(rows), "rows")
     return {"rows": len(rows), "argmax_agreement": same / max(1, len(rows)), "max_abs_prob_diff": worst,
-            "quantized_matmuls": len(nodes)}
+            "quantized_matmuls": quantized}
 
 
 def export(agent, out: Path) -> tuple[Path, dict]:

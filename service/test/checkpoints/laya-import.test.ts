@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
@@ -16,10 +17,11 @@ import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
 import { engineServing } from '../helpers/checkpoints.js';
 import { modelsCli } from '../helpers/cli.js';
-import { importedCheckpoint, importPython, layaCheckpoint, layaReference, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
+import { importedCheckpoint, importPython, layaCheckpoint, layaReference, sh, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
 import { requests, SCRIPTS, sourceBodies, type Request } from '../helpers/requests.js';
 
 const TOLERANCE = 1e-4;
+const INT8_SAME = fileURLToPath(new URL('../helpers/int8_same_as_onnxruntime.py', import.meta.url));
 
 async function compare(
   family: LayaFamily,
@@ -121,6 +123,28 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
       assert.ok(Math.abs(Object.values(a.probabilities).reduce((x, y) => x + y, 0) - 1) < 1e-6);
     } finally {
       await engine.close();
+    }
+  });
+
+  it('--int8: the graph, made one weight at a time (training/quantize.py), is onnxruntime quantize_dynamic\'s node for node and tensor for tensor, weights inside the graph or in an external-data file', async () => {
+    const dir = await importedCheckpoint('modernbert', 'sequential');
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-int8-'));
+    try {
+      const report = JSON.parse(sh(importPython(), [INT8_SAME, path.join(dir, 'model.onnx'), work])) as Record<
+        'inline' | 'external',
+        { quantized_matmuls: number; nodes: number; initializers: number; ours_has_data_file: boolean; differences: string[]; max_abs_logit_diff: number }
+      >;
+      for (const form of ['inline', 'external'] as const) {
+        const r = report[form];
+        assert.deepEqual(r.differences, [], form);
+        assert.equal(r.max_abs_logit_diff, 0, form);
+        assert.equal(r.ours_has_data_file, form === 'external');
+        assert.ok(r.quantized_matmuls >= 20 && r.nodes > 1000, JSON.stringify(r));
+      }
+      const m = readManifest(dir);
+      assert.equal((m.provenance as { int8: { quantized_matmuls: number } }).int8.quantized_matmuls, report.inline.quantized_matmuls);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
     }
   });
 

@@ -43,7 +43,7 @@ export function sh(cmd: string, args: string[]): string {
 
 function scriptsKey(): string {
   const h = createHash('sha256');
-  for (const f of ['laya/fixture.py', 'laya/convert.py', 'converting.py', 'requirements-import.txt']) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
+  for (const f of ['laya/fixture.py', 'laya/convert.py', 'converting.py', 'quantize.py', 'requirements-import.txt']) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
   h.update(fs.readFileSync(fileURLToPath(import.meta.url))); // how this file imports them
   return h.digest('hex').slice(0, 12);
 }
