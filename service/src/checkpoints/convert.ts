@@ -10,7 +10,7 @@
  * else (the libraries' own output, a traceback) only with --verbose.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { readManifest } from '../engine/manifest.js';
 import { CheckpointError, errorText, refusal } from './errors.js';
 import type { ImportOptions } from './family.js';
 import { lineProgress, type Progress, type ProgressTask } from './progress.js';
+import { onInterrupt, workFolder } from './files.js';
 import { moveIntoPlace, verifyCheckpoint } from './verify.js';
 
 /** training/ at the repository root (the converters and their requirements file). */
@@ -71,9 +72,8 @@ export async function convertCheckpoint<F>(opts: ImportOptions, spec: Conversion
   if (!opts.force && fs.existsSync(target)) throw new CheckpointError(`${target} already exists; pass --force to replace it`);
   checkPython(opts.python, spec.runtime);
 
-  await fsp.mkdir(modelsDir, { recursive: true });
-  const tmp = path.join(modelsDir, `.${opts.name}.import-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await fsp.mkdir(tmp);
+  const work = await workFolder(modelsDir, opts.name, 'import');
+  const tmp = work.dir;
   try {
     progress.line(`converting ${src} with ${opts.python} ${path.relative(process.cwd(), spec.converter)}`);
     const args = [spec.converter, '--src', src, '--out', tmp, ...spec.args, ...(opts.verbose ? ['--verbose'] : [])];
@@ -96,9 +96,8 @@ export async function convertCheckpoint<F>(opts: ImportOptions, spec: Conversion
     await moveIntoPlace(tmp, target, opts.force ?? false);
     progress.line(`imported ${src} into ${target}`);
     return { dir: target, manifest, facts };
-  } catch (e) {
-    await fsp.rm(tmp, { recursive: true, force: true });
-    throw e;
+  } finally {
+    await work.remove();
   }
 }
 
@@ -115,6 +114,7 @@ function runConverter(python: string, args: string[], out: string, progress: Pro
   fs.mkdirSync(tmpdir, { recursive: true });
   return new Promise((resolve, reject) => {
     const child = spawn(python, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HF_HUB_OFFLINE: '1', TMPDIR: tmpdir } });
+    const forget = onInterrupt(() => child.kill('SIGKILL')); // before its output folder is removed
     let refused: string | undefined;
     let failed: string | undefined;
     let task: ProgressTask | undefined;
@@ -153,6 +153,7 @@ function runConverter(python: string, args: string[], out: string, progress: Pro
     });
     child.on('error', (e) => reject(new CheckpointError(`cannot run ${python} (${errorText(e)}): ${installHint(python)}`)));
     child.on('close', (code) => {
+      forget();
       if (pending) onLine(pending);
       task?.end();
       resolve({ code: code ?? 1, refused, failed, lastLines: tail.join(' / ') });

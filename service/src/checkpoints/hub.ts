@@ -3,17 +3,18 @@
  *
  * A download that breaks off (a dropped connection, a short body) is resumed from the bytes already on disk
  * with an HTTP range request (`Range: bytes=N-`, as huggingface_hub resumes), and retried as long as
- * each attempt brings more bytes; a server that ignores the range (200), a file that changed (another
+ * each attempt brings more bytes; the bytes of a pull that was stopped, killed or gave up stay in the models
+ * folder's `.partial/` (partial.ts), and the next pull of the same file resumes them the same way; a server that ignores the range (200), a file that changed (another
  * ETag, another total), or a range it cannot satisfy (416) starts the file again from zero. The whole file
  * is still checked: its size against the listing, an LFS file's sha256, a git file's blob id.
  */
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CheckpointError, errorText } from './errors.js';
+import type { PartialDownload, PartialIdentity } from './partial.js';
 import type { ProgressTask } from './progress.js';
 
 export interface Sibling {
@@ -92,36 +93,43 @@ export async function repoInfo(hub: Hub, url: string, where: string, endpoint: s
   });
 }
 
-/** What a download checks the file against: the listing's size and sha256, else what the hub's headers say. */
-interface Expected {
-  size?: number;
-  sha256?: string;
-  gitSha1?: string;
-}
-
 /**
- * Downloads `url` to `dest`, resuming after a break; returns the file's size and sha256 once the whole file
- * matches what the hub says it is.
+ * Downloads `url` to `dest` through `part` (its bytes so far, kept across pulls: partial.ts), resuming after a
+ * break; returns the file's size and sha256 once the whole file matches what the hub says it is.
  */
-export async function downloadFile(hub: Hub, url: string, dest: string, sibling: Sibling, what: string, task: ProgressTask): Promise<{ size: number; sha256: string }> {
-  let etag: string | undefined;
-  let total: number | undefined = sibling.lfs?.size ?? sibling.size;
+export async function downloadFile(hub: Hub, url: string, dest: string, sibling: Sibling, what: string, task: ProgressTask, part: PartialDownload): Promise<{ size: number; sha256: string }> {
+  // what the whole file must be: the listing's size and sha256, else what the hub's headers say (the first response's)
+  let expected: PartialIdentity = {};
   let have = 0;
-  await fsp.rm(dest, { force: true });
-  let expected: Expected = {};
+  const kept = await part.resumable();
+  if (kept) {
+    // an earlier pull's bytes: resumed if the hub still says the same ETag and total; a whole file is checked again
+    ({ have, identity: expected } = kept);
+    if (have === expected.size) {
+      const sha256 = await verified(part.file, have, expected, what).catch(() => undefined);
+      if (sha256) {
+        task.update(have);
+        await part.place(dest);
+        return { size: have, sha256 };
+      }
+      await part.discard();
+      have = 0;
+    }
+  }
   // keep trying while attempts bring bytes; `attempts` failures in a row without progress end it
   let fruitless = 0;
   for (let tries = 1; ; tries++) {
     const before = have;
     try {
       const got = await downloadOnce();
+      await part.place(dest);
       return got;
     } catch (e) {
       const retryable = e instanceof CheckpointError ? e.retryable : true;
-      have = fs.existsSync(dest) ? fs.statSync(dest).size : 0;
+      have = fs.existsSync(part.file) ? fs.statSync(part.file).size : 0;
       fruitless = have > before ? 0 : fruitless + 1;
       if (!retryable || fruitless >= hub.attempts) {
-        await fsp.rm(dest, { force: true });
+        // what arrived stays in `part` for the next pull when the hub identified the file (the caller decides)
         if (e instanceof CheckpointError) {
           if (tries > 1) e.message += ` (after ${tries} attempts)`;
           throw e;
@@ -141,25 +149,24 @@ export async function downloadFile(hub: Hub, url: string, dest: string, sibling:
     const fileEtag = linkedEtag ?? unquote(hubHeaders.get('etag'));
     const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(res.headers.get('content-range') ?? '');
     let offset = 0;
-    if (res.status === 206 && range && Number(range[1]) === have && fileEtag === etag && (total === undefined || Number(range[3]) === total)) {
+    if (res.status === 206 && range && Number(range[1]) === have && fileEtag === expected.etag && (expected.size === undefined || Number(range[3]) === expected.size)) {
       offset = have; // the rest of the same file
     } else if (res.status === 416 || res.status === 206) {
-      // a range the server cannot serve, or the file changed under us: from zero
+      // a range the server cannot serve, or the file changed: from zero
       await res.body?.cancel().catch(() => {});
-      await fsp.rm(dest, { force: true });
+      await part.discard();
       have = 0;
-      etag = undefined;
       throw new CheckpointError(`${what}: the hub could not resume the download (HTTP ${res.status}); starting it again`, { retryable: true });
     }
     if (offset === 0) {
       // the first response, or a server that ignored the range (200): the whole file, and its identity
-      etag = fileEtag;
       const contentLength = res.headers.get('content-encoding') ? undefined : intHeader(res.headers.get('content-length'));
-      total = sibling.lfs?.size ?? sibling.size ?? intHeader(hubHeaders.get('x-linked-size')) ?? contentLength;
+      const total = sibling.lfs?.size ?? sibling.size ?? intHeader(hubHeaders.get('x-linked-size')) ?? contentLength;
       const sha256 = lower(sibling.lfs?.sha256) ?? (isHex(linkedEtag, 64) ? linkedEtag : undefined) ?? (isHex(fileEtag, 64) ? fileEtag : undefined);
       // A file kept in git (not LFS): the hub's ETag is its git blob id, sha1("blob <size>\0" + bytes).
       const gitSha1 = !sha256 && !linkedEtag && isHex(fileEtag, 40) && total !== undefined ? fileEtag : undefined;
-      expected = { size: total, sha256, gitSha1 };
+      expected = { etag: fileEtag, size: total, sha256, gitSha1 };
+      await part.identify(expected);
     }
     if (!res.body) throw new CheckpointError(`${what}: empty response`, { status: res.status, retryable: true });
     let size = offset;
@@ -172,25 +179,33 @@ export async function downloadFile(hub: Hub, url: string, dest: string, sibling:
       },
     });
     try {
-      await pipeline(Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>), tap, fs.createWriteStream(dest, { flags: offset > 0 ? 'a' : 'w' }));
+      await pipeline(Readable.fromWeb(res.body as unknown as WebReadableStream<Uint8Array>), tap, fs.createWriteStream(part.file, { flags: offset > 0 ? 'a' : 'w' }));
     } catch (e) {
       throw new CheckpointError(`${what}: download interrupted after ${size} bytes (${errorText(e)})`, { retryable: true });
     }
     if (expected.size !== undefined && size !== expected.size) {
-      if (size > expected.size) await fsp.rm(dest, { force: true });
+      if (size > expected.size) await part.discard();
       throw new CheckpointError(`${what}: truncated or oversized download: got ${size} bytes, expected ${expected.size}`, { retryable: true });
     }
-    const digest = await hashOf(dest, expected.gitSha1 ? size : undefined);
-    if (expected.sha256 && digest.sha256 !== expected.sha256) {
-      await fsp.rm(dest, { force: true });
-      throw new CheckpointError(`${what}: sha256 mismatch: got ${digest.sha256}, expected ${expected.sha256}`, { retryable: true });
+    try {
+      return { size, sha256: await verified(part.file, size, expected, what) };
+    } catch (e) {
+      await part.discard();
+      throw e;
     }
-    if (expected.gitSha1 && digest.gitSha1 !== expected.gitSha1) {
-      await fsp.rm(dest, { force: true });
-      throw new CheckpointError(`${what}: content does not match the hub's git blob id ${expected.gitSha1}`, { retryable: true });
-    }
-    return { size, sha256: digest.sha256 };
   }
+}
+
+/** The file's sha256 once it matches the hub's sha256 or git blob id (hashed whole from disk: a resumed file too). */
+async function verified(file: string, size: number, expected: PartialIdentity, what: string): Promise<string> {
+  const digest = await hashOf(file, expected.gitSha1 ? size : undefined);
+  if (expected.sha256 && digest.sha256 !== expected.sha256) {
+    throw new CheckpointError(`${what}: sha256 mismatch: got ${digest.sha256}, expected ${expected.sha256}`, { retryable: true });
+  }
+  if (expected.gitSha1 && digest.gitSha1 !== expected.gitSha1) {
+    throw new CheckpointError(`${what}: content does not match the hub's git blob id ${expected.gitSha1}`, { retryable: true });
+  }
+  return digest.sha256;
 }
 
 /** The file's sha256 (and its git blob id when `gitSize` is given), read back from disk: a resumed file is hashed whole. */

@@ -10,7 +10,6 @@
  *
  * See docs/checkpoint-format.md ("Importing Laya's PyTorch checkpoints", "Pulling published checkpoints").
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -19,7 +18,7 @@ import { readManifest } from '../engine/manifest.js';
 import { checkName, convertCheckpoint, hashFile, hashFiles, TRAINING_DIR } from './convert.js';
 import { CheckpointError, errorText, refusal } from './errors.js';
 import type { CheckpointFamily, ImportOptions, ImportResult, PullPlan, Recognised } from './family.js';
-import { listFiles } from './files.js';
+import { listFiles, workFolder } from './files.js';
 import { lineProgress } from './progress.js';
 import { moveIntoPlace, verifyCheckpoint } from './verify.js';
 
@@ -206,9 +205,8 @@ async function importBundle(opts: ImportOptions, names: string[]): Promise<Impor
   const modelsDir = path.resolve(opts.modelsDir);
   const target = path.join(modelsDir, opts.name);
   if (!opts.force && fs.existsSync(target)) throw new CheckpointError(`${target} already exists; pass --force to replace it`);
-  await fsp.mkdir(modelsDir, { recursive: true });
-  const tmp = path.join(modelsDir, `.${opts.name}.import-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await fsp.mkdir(tmp);
+  const work = await workFolder(modelsDir, opts.name, 'import');
+  const tmp = work.dir;
   try {
     for (const rel of bundle.files) {
       const to = path.join(tmp, ...rel.split('/'));
@@ -260,9 +258,8 @@ async function importBundle(opts: ImportOptions, names: string[]): Promise<Impor
     }
     await moveIntoPlace(tmp, target, opts.force ?? false);
     return { dir: target, manifest, warnings: calibration.warnings };
-  } catch (e) {
-    await fsp.rm(tmp, { recursive: true, force: true });
-    throw e;
+  } finally {
+    await work.remove();
   }
 }
 

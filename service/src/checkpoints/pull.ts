@@ -5,17 +5,19 @@
  * Each family says which of the repository's files its own runtime would fetch (its `plan`); they are
  * downloaded into a hidden temporary folder beside the target (hub.ts: resumable, sizes and hashes checked),
  * and the folder is imported from there like any folder on disk; the download is removed afterwards. A
- * failed pull leaves nothing in the models folder.
+ * failed or stopped pull leaves nothing in the models folder but its downloads, whole or not, for the next
+ * pull to resume (`.partial/`, partial.ts).
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { checkName } from './convert.js';
 import { CheckpointError, refusal } from './errors.js';
 import type { DecimaPrecision, HubSource, PullPlan } from './family.js';
+import { workFolder } from './files.js';
 import { downloadFile, repoInfo, type Hub, type Sibling } from './hub.js';
 import { FAMILIES } from './import.js';
+import { claimPartial, type PartialDownload } from './partial.js';
 import { bytes, lineProgress, type Progress } from './progress.js';
 import type { Manifest } from '../engine/manifest.js';
 
@@ -115,10 +117,12 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
   const plan = planOf([...siblings.keys()], where, opts.precision);
   progress.line(`${where}: ${plan.form}, ${plan.files.length} files`);
 
-  // 3. Download into a hidden temporary sibling of the target (same file system: the import links, then renames).
-  await fsp.mkdir(modelsDir, { recursive: true });
-  const tmp = path.join(modelsDir, `.${name}.pull-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await fsp.mkdir(tmp);
+  // 3. Download into a hidden temporary sibling of the target (same file system: the import links, then renames),
+  // each file through the models folder's .partial/ (kept there if the pull stops before the file is whole).
+  const work = await workFolder(modelsDir, name, 'pull');
+  const tmp = work.dir;
+  const parts: PartialDownload[] = [];
+  let keepParts = true;
   try {
     const files: PulledFile[] = [];
     for (const rel of plan.files) {
@@ -127,9 +131,11 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
       await fsp.mkdir(path.dirname(dest), { recursive: true });
       const url = `${endpoint}/${opts.repo}/resolve/${encodeURIComponent(commit ?? revision)}/${(prefix + rel).split('/').map(encodeURIComponent).join('/')}`;
       const listed = sibling.lfs?.size ?? sibling.size;
+      const part = await claimPartial(modelsDir, opts.repo, { path: prefix + rel, sha256: sibling.lfs?.sha256?.toLowerCase(), size: listed, revision: commit ?? revision });
+      parts.push(part);
       const task = progress.task(`downloading ${rel}`, listed, 'bytes');
       try {
-        files.push({ path: rel, ...(await downloadFile(hub, url, dest, sibling, `${where}: ${rel}`, task)) });
+        files.push({ path: rel, ...(await downloadFile(hub, url, dest, sibling, `${where}: ${rel}`, task, part)) });
       } finally {
         task.end();
       }
@@ -155,9 +161,16 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
       progress,
     });
     progress.line(`pulled ${opts.repo}@${revision} (${plan.form}) into ${imported.dir}`);
+    keepParts = false;
     return { dir: imported.dir, manifest: imported.manifest, commit, files, warnings: imported.warnings };
+  } catch (e) {
+    // a refused repository will not do better next time; anything else (the network, a stop, the Python
+    // tooling) leaves its downloads in .partial/ for the next pull
+    if (e instanceof CheckpointError && e.refused) keepParts = false;
+    throw e;
   } finally {
-    await fsp.rm(tmp, { recursive: true, force: true });
+    for (const part of parts) await part.done(keepParts);
+    await work.remove();
   }
 }
 

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { CheckpointError, refusal } from '../checkpoints/errors.js';
+import { runInterruptHandlers } from '../checkpoints/files.js';
 import { importCheckpoint } from '../checkpoints/import.js';
 import { streamProgress } from '../checkpoints/progress.js';
 import { DEFAULT_HUB_ENDPOINT, pullCheckpoint } from '../checkpoints/pull.js';
@@ -77,6 +78,28 @@ function fail(command: string, e: unknown, err: (text: string) => void): void {
   process.exitCode = e instanceof CheckpointError && e.refused ? 2 : 1;
 }
 
+/**
+ * Runs a command's work; stopped by Ctrl-C or SIGTERM, it first undoes what the work started (its temporary
+ * folders, the converter: files.ts onInterrupt) and exits 130 / 143. A pull's unfinished downloads stay in
+ * the models folder's .partial/ for the next pull to resume.
+ */
+async function interruptible(command: string, err: (text: string) => void, run: () => Promise<void>): Promise<void> {
+  const stop = (signal: NodeJS.Signals): void => {
+    runInterruptHandlers();
+    const kept = command === 'pull' ? "; what was downloaded stays in the models folder's .partial/ and the next pull resumes it" : '';
+    err(`structqa models ${command}: stopped (${signal})${kept}\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await run();
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
 export function registerModelCommands(program: Command, config: Config, io: ModelCommandIo = {}): void {
   // tests hand in their own environment; otherwise the process's, as read by config.ts
   const hub = io.env ? loadConfig(io.env).hub : config.hub;
@@ -103,7 +126,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--int8', 'a PyTorch-form repository: also write an int8 graph and report its agreement (as models import --int8)')
     .option('--precision <p>', 'a Decima repository (onnx/<precision>/): fp32 or int8 (default int8, as Decima\'s runtime)')
     .option('--verbose', "the converter's traceback and the libraries' own messages")
-    .action(async (repo: string, opts: PullFlags) => {
+    .action((repo: string, opts: PullFlags) => interruptible('pull', err, async () => {
       try {
         const result = await pullCheckpoint({
           repo,
@@ -128,7 +151,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
       } catch (e) {
         fail('pull', e, err);
       }
-    });
+    }));
   models
     .command('import')
     .description(
@@ -148,7 +171,7 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--int8-rows <n>', 'rows of the int8 agreement check (fewer is cheaper on a large graph and a weaker check; the count is in the manifest)', '200')
     .option('--precision <p>', 'a folder holding a Decima ONNX export as onnx/<precision>/: fp32 or int8 (default int8)')
     .option('--verbose', "the converter's traceback and the libraries' own messages")
-    .action(async (dir: string, opts: ImportFlags) => {
+    .action((dir: string, opts: ImportFlags) => interruptible('import', err, async () => {
       try {
         const result = await importCheckpoint({
           src: dir,
@@ -170,5 +193,5 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
       } catch (e) {
         fail('import', e, err);
       }
-    });
+    }));
 }

@@ -4,14 +4,17 @@
  * manifest mechanics, nothing about answer quality).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { CheckpointError } from '../../src/checkpoints/errors.js';
+import { listFiles } from '../../src/checkpoints/files.js';
 import { pullCheckpoint } from '../../src/checkpoints/pull.js';
 import { modelsCli } from '../helpers/cli.js';
 import { loadConfig } from '../../src/config.js';
@@ -23,6 +26,7 @@ import { decimaExport, decimaExportRepo, decimaOnnxReference } from '../helpers/
 import { decimaCheckpoint, decimaReference } from '../helpers/decima.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
+const BIN = fileURLToPath(new URL('../../bin/structqa.js', import.meta.url));
 const TOKEN = 'hf_test_secret';
 
 interface RepoFile {
@@ -45,12 +49,12 @@ interface StandInHub {
  * sizes and LFS sha256 when `blobs=true`) and `/{repo}/resolve/{rev}/{path}` (LFS files redirect to a
  * CDN path with `x-linked-etag`/`x-linked-size`; git files answer with their git blob id as ETag).
  * `private` repos need the bearer token; `truncate` repos send half of the named file, either with a
- * matching content-length ('short') or by dropping the connection mid-body ('drop'), on every response or
- * on the first `times`. With `ranges` the CDN answers a `Range: bytes=N-` request with 206 and the rest of
+ * matching content-length ('short'), by dropping the connection mid-body ('drop') or by stalling after it
+ * with the connection open ('stall': a pull the test then stops), on every response or on the first `times`. With `ranges` the CDN answers a `Range: bytes=N-` request with 206 and the rest of
  * the file, as the real hub's CDN does; without, it ignores the header and sends the whole file (200).
  */
 async function startStandInHub(
-  repos: Record<string, { files: Record<string, RepoFile>; private?: boolean; ranges?: boolean; truncate?: { file: string; mode: 'short' | 'drop'; times?: number } }>,
+  repos: Record<string, { files: Record<string, RepoFile>; private?: boolean; ranges?: boolean; truncate?: { file: string; mode: 'short' | 'drop' | 'stall'; times?: number } }>,
 ): Promise<StandInHub> {
   const requests: string[] = [];
   const ranges: string[] = [];
@@ -126,7 +130,7 @@ async function startStandInHub(
   };
 }
 
-function sendBody(res: http.ServerResponse, bytes: Buffer, headers: Record<string, string>, truncate: 'short' | 'drop' | undefined): void {
+function sendBody(res: http.ServerResponse, bytes: Buffer, headers: Record<string, string>, truncate: 'short' | 'drop' | 'stall' | undefined): void {
   const half = bytes.subarray(0, Math.floor(bytes.length / 2));
   if (truncate === 'short') {
     res.writeHead(200, { ...headers, 'content-length': String(half.length) }).end(half);
@@ -134,6 +138,9 @@ function sendBody(res: http.ServerResponse, bytes: Buffer, headers: Record<strin
     res.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
     // the cut comes once the half is on its way, so the client has bytes to resume from
     res.write(half, () => setTimeout(() => res.socket?.destroy(), 20));
+  } else if (truncate === 'stall') {
+    res.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
+    res.write(half); // and nothing more until the client goes away
   } else {
     res.writeHead(200, { ...headers, 'content-length': String(bytes.length) }).end(bytes);
   }
@@ -246,6 +253,9 @@ describe('structqa models pull (stand-in hub)', () => {
       'acme/laya-drop': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 501 }), truncate: { file: 'laya.onnx', mode: 'drop' } },
       'acme/laya-resume': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 502 }), ranges: true, truncate: { file: 'laya.onnx', mode: 'drop', times: 1 } },
       'acme/laya-restart': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 503 }), truncate: { file: 'laya.onnx', mode: 'drop', times: 1 } },
+      'acme/laya-stopped': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 504 }), ranges: true, truncate: { file: 'laya.onnx', mode: 'stall', times: 1 } },
+      'acme/laya-killed': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 505 }), ranges: true, truncate: { file: 'laya.onnx', mode: 'stall', times: 1 } },
+      'acme/laya-stale': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 506 }), ranges: true },
       'acme/laya-pytorch': { files: pytorchRepo(layaCheckpoint('modernbert', 'sequential')) },
       'acme/pytorch-only': { files: { 'model.safetensors': files['model.safetensors']!, 'rl_agent_config.json': files['laya_config.json']! } },
       'acme/decima-small': { files: decimaRepo(decimaExportRepo()) },
@@ -319,12 +329,18 @@ describe('structqa models pull (stand-in hub)', () => {
     }
   });
 
-  it('a PyTorch-form Laya repository is pulled, imported (models import), served, and answers as laya does', { timeout: 20 * 60_000 }, async () => {
+  it('a PyTorch-form Laya repository is pulled, imported (models import), served, and answers as laya does; a pull whose import failed is run again without downloading again', { timeout: 20 * 60_000 }, async () => {
     const dir = modelsDir();
+    // the first pull downloads everything, then its import fails (no such Python): the files stay in .partial/
+    const first = hub.requests.length;
+    await assert.rejects(pullCheckpoint({ repo: 'acme/laya-pytorch', endpoint: hub.endpoint, modelsDir: dir, name: 'core-0.3.20', importPython: path.join(dir, 'no-python') }), /no-python/);
+    assert.ok(hub.requests.slice(first).includes(`/acme/laya-pytorch/resolve/${COMMIT}/model.safetensors`));
+    assert.deepEqual(fs.readdirSync(dir), ['.partial']);
+    const before = hub.requests.length;
     const result = await pullCheckpoint({ repo: 'acme/laya-pytorch', endpoint: hub.endpoint, modelsDir: dir, name: 'core-0.3.20', importPython: importPython(), importCheckRows: 8 });
+    assert.deepEqual(hub.requests.slice(before).filter((p) => !p.startsWith('/api/')), [], 'every file came from .partial/, checked by its sha256 or git blob id');
     assert.equal(result.dir, path.join(dir, 'core-0.3.20'));
-    assert.deepEqual(fs.readdirSync(dir), ['core-0.3.20'], 'no temporary folders left');
-    assert.ok(hub.requests.includes(`/acme/laya-pytorch/resolve/${COMMIT}/model.safetensors`));
+    assert.deepEqual(fs.readdirSync(dir), ['core-0.3.20'], 'no temporary folders and no .partial/ left');
     assert.ok(!hub.requests.some((p) => p.includes('eval_results.json')), 'only what laya.Agent reads is fetched');
     const m = readManifest(result.dir);
     assert.equal(m.name, 'core-0.3.20');
@@ -433,7 +449,7 @@ describe('structqa models pull (stand-in hub)', () => {
   });
 
   for (const mode of ['short', 'drop'] as const) {
-    it(`a truncated download (${mode === 'short' ? 'short body' : 'connection dropped'}) from a hub that always cuts it is detected, retried while it gains bytes, and leaves nothing behind`, async () => {
+    it(`a truncated download (${mode === 'short' ? 'short body' : 'connection dropped'}) from a hub that always cuts it is detected, retried while it gains bytes, and leaves nothing in the models folder but what the next pull resumes (.partial/)`, async () => {
       const dir = modelsDir();
       fs.mkdirSync(dir, { recursive: true });
       fs.mkdirSync(path.join(dir, 'other-checkpoint'));
@@ -450,7 +466,11 @@ describe('structqa models pull (stand-in hub)', () => {
       // went on while they gained bytes and stopped after two in a row that gained none
       const cdnHits = hub.requests.slice(before).filter((p) => p.startsWith('/cdn/'));
       assert.ok(cdnHits.length >= 3, String(cdnHits.length));
-      assert.deepEqual(fs.readdirSync(dir), ['other-checkpoint'], 'nothing half-written in the models folder');
+      assert.deepEqual(fs.readdirSync(dir).sort(), ['.partial', 'other-checkpoint'], 'nothing half-written in the models folder');
+      // what arrived stays for the next pull to resume, with what the hub said each file is (and no lock)
+      const kept = listFiles(path.join(dir, '.partial'));
+      assert.ok(kept.every((f) => new RegExp(`^acme--laya-${mode}/[0-9a-f]{16}-[\\w.]+$`).test(f) && !f.endsWith('.lock')), kept.join(', '));
+      assert.ok(['laya.onnx', 'laya.onnx.json'].every((f) => kept.some((k) => k.endsWith(`-${f}`))), kept.join(', '));
     });
   }
 
@@ -479,6 +499,74 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.equal(asked.length, 2);
     assert.match(asked[1]!, /^bytes=\d+-$/, 'it asked to resume; the hub sent the whole file instead');
     assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+  });
+
+  for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+    it(`a pull ${signal === 'SIGINT' ? 'stopped with Ctrl-C (SIGINT)' : 'killed outright (SIGKILL)'} mid-file and run again resumes the file (Range from the bytes kept in .partial/) and checks it whole`, async () => {
+      const repo = signal === 'SIGINT' ? 'acme/laya-stopped' : 'acme/laya-killed';
+      const name = repo.split('/')[1]!;
+      const dir = modelsDir();
+      const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+      const half = Math.floor(graph.length / 2);
+      // the first pull: its own process, stopped once half of laya.onnx is on disk (the hub then stalls)
+      const child = spawn(process.execPath, [BIN, 'models', 'pull', repo, '--endpoint', hub.endpoint, '--out', dir, '--no-check'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'silent' },
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, sig) => r({ code, signal: sig })));
+      const partDir = path.join(dir, '.partial', repo.replace('/', '--'));
+      const part = (): string | undefined => listFiles(partDir).find((f) => f.endsWith('-laya.onnx'));
+      for (let waited = 0; !(part() && fs.statSync(path.join(partDir, part()!)).size >= half); waited += 50) {
+        assert.ok(waited < 60_000, `the first pull never got half of laya.onnx: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.kill(signal);
+      const end = await exited;
+      const kept = fs.statSync(path.join(partDir, part()!)).size;
+      assert.equal(kept, half);
+      if (signal === 'SIGINT') {
+        assert.equal(end.code, 130, stderr);
+        assert.match(stderr, /structqa models pull: stopped \(SIGINT\); what was downloaded stays in the models folder's \.partial\/ and the next pull resumes it/);
+        assert.deepEqual(fs.readdirSync(dir), ['.partial'], 'its work folder is gone; only the part to resume stays');
+        const kept = listFiles(partDir).map((f) => f.replace(/^[0-9a-f]{16}-/, ''));
+        assert.ok(kept.includes('laya.onnx') && kept.includes('laya.onnx.json') && !kept.some((f) => f.endsWith('.lock')), kept.join(', '));
+      } else {
+        assert.equal(end.signal, 'SIGKILL');
+        assert.ok(fs.readdirSync(dir).some((f) => new RegExp(`^\\.${name}\\.pull-${child.pid}-`).test(f)), 'a killed pull leaves its work folder');
+      }
+
+      // run again: the file resumes from the bytes kept, the whole file is checked, nothing is left over;
+      // the files the first pull had finished are checked again, not fetched
+      const finished = listFiles(partDir).filter((f) => !/-laya\.onnx|\.json$|\.lock$/.test(f)).map((f) => f.replace(/^[0-9a-f]{16}-/, ''));
+      const before = hub.ranges.length;
+      const asked = hub.requests.length;
+      const result = await pullCheckpoint({ repo, endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false });
+      assert.deepEqual(hub.ranges.slice(before), [`bytes=${half}-`]);
+      const fetched = hub.requests.slice(asked).filter((p) => p.includes('/resolve/')).map((p) => p.split('/').pop()!);
+      assert.ok(fetched.includes('laya.onnx') && finished.every((f) => !fetched.includes(f)), `fetched ${fetched.join(', ')}; finished before ${finished.join(', ')}`);
+      assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+      assert.equal(result.files.find((f) => f.path === 'laya.onnx')!.sha256, sha256(graph));
+      assert.deepEqual(fs.readdirSync(dir), [name], 'the part, its record and the killed pull\'s work folder are gone');
+    });
+  }
+
+  it('a part kept from an earlier pull that does not match the file (another sha256) is downloaded again and checked', async () => {
+    const dir = modelsDir();
+    const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+    // an earlier pull's record of laya.onnx, with bytes that are not the file's
+    const partDir = path.join(dir, '.partial', 'acme--laya-stale');
+    fs.mkdirSync(partDir, { recursive: true });
+    const key = sha256(graph).slice(0, 16);
+    fs.writeFileSync(path.join(partDir, `${key}-laya.onnx`), Buffer.alloc(1000, 7));
+    fs.writeFileSync(path.join(partDir, `${key}-laya.onnx.json`), JSON.stringify({ etag: sha256(graph), size: graph.length, sha256: sha256(graph) }));
+    const before = hub.ranges.length;
+    const result = await pullCheckpoint({ repo: 'acme/laya-stale', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false });
+    // it resumed at 1000, the whole file failed its sha256, and it came again from zero
+    assert.deepEqual(hub.ranges.slice(before), ['bytes=1000-', '']);
+    assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+    assert.deepEqual(fs.readdirSync(dir), ['laya-stale']);
   });
 
   it('the CLI shows each file\'s bytes done of total, rate and time left (plain lines when not a terminal)', async () => {
