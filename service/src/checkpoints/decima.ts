@@ -67,6 +67,8 @@ export const decima: CheckpointFamily = {
     if (inside.length > 0 && inside.some((p) => names.includes(`${p}/encoder.onnx`) || names.includes(`${p}/scorer.onnx`))) {
       return { misplaced: `the onnx/ folder of a Decima repository, holding its ONNX exports in ${inside.map((p) => `${p}/`).join(', ')}` };
     }
+    // decima.json with neither form complete: an incomplete Decima folder (its import names what is missing)
+    if (names.includes('decima.json')) return { form: names.some((n) => n.endsWith('.onnx')) ? 'onnx' : 'pytorch' };
     return undefined;
   },
   missing(names, form) {

@@ -3,10 +3,11 @@
  *
  * A download that breaks off (a dropped connection, a short body) is resumed from the bytes already on disk
  * with an HTTP range request (`Range: bytes=N-`, as huggingface_hub resumes), and retried as long as
- * each attempt brings more bytes; the bytes of a pull that was stopped, killed or gave up stay in the models
- * folder's `.partial/` (partial.ts), and the next pull of the same file resumes them the same way; a server that ignores the range (200), a file that changed (another
- * ETag, another total), or a range it cannot satisfy (416) starts the file again from zero. The whole file
- * is still checked: its size against the listing, an LFS file's sha256, a git file's blob id.
+ * each attempt brings more bytes; a server that ignores the range (200), a file that changed (another ETag,
+ * another total), or a range it cannot satisfy (416) starts the file again from zero. The whole file is
+ * still checked: its size against the listing, an LFS file's sha256, a git file's blob id. The bytes live in
+ * the models folder's `.partial/` (partial.ts) until the pull succeeds, so the next pull after one that was
+ * stopped, killed or failed resumes them the same way (and checks a finished file again instead of fetching it).
  */
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';

@@ -118,7 +118,7 @@ export async function pullCheckpoint(opts: PullOptions): Promise<PullResult> {
   progress.line(`${where}: ${plan.form}, ${plan.files.length} files`);
 
   // 3. Download into a hidden temporary sibling of the target (same file system: the import links, then renames),
-  // each file through the models folder's .partial/ (kept there if the pull stops before the file is whole).
+  // each file through the models folder's .partial/, where it stays until the whole pull has succeeded.
   const work = await workFolder(modelsDir, name, 'pull');
   const tmp = work.dir;
   const parts: PartialDownload[] = [];

@@ -106,6 +106,14 @@ describe('models import: the input untouched, broken checkpoints in one line, la
     fs.writeFileSync(file, JSON.stringify(v, null, 2));
   };
 
+  /** One field of a config changed in its text, the rest as Python wrote it (a JSON round trip here turns 2.0 into 2, which transformers refuses). */
+  const editField = (file: string, key: string, value: string): void => {
+    const text = fs.readFileSync(file, 'utf8');
+    const next = text.replace(new RegExp(`("${key}":\\s*)(\\[[^\\]]*\\]|[^,\\n}]+)`), `$1${value}`);
+    assert.notEqual(next, text, `${key} in ${file}`);
+    fs.writeFileSync(file, next);
+  };
+
   it('the source folder is byte-identical after an import (bytes, modes, mtimes), and an immutable, read-only one imports', async () => {
     // the tokenizer config as laya's writer leaves it, which laya's loader then patches in place (a cached fixture
     // may already have been patched by a reference run that loaded it directly)
@@ -140,10 +148,15 @@ describe('models import: the input untouched, broken checkpoints in one line, la
     ['malformed weights (header length)', (d) => { const f = path.join(d, 'model.safetensors'); const b = fs.readFileSync(f); b.writeBigUInt64LE(1n << 40n, 0); fs.writeFileSync(f, b); }, /model\.safetensors: truncated or not a safetensors file: its first 8 bytes announce a [\d,]+-byte header and the whole file has [\d,]+ bytes/],
     ['malformed weights (header JSON)', (d) => { const f = path.join(d, 'model.safetensors'); const b = fs.readFileSync(f); b.write('#', 8); fs.writeFileSync(f, b); }, /model\.safetensors: malformed safetensors header: not valid JSON/],
     ['a missing tensor', (d) => rewriteSafetensors(path.join(d, 'model.safetensors'), (h, data) => { delete h['scorer.3.weight']; data.delete('scorer.3.weight'); }), /model\.safetensors: no tensor scorer\.3\.weight; laya's model for these configs needs it \(\d+ tensors, the file has \d+\)/],
-    ['an encoder config that does not match its weights (hidden_size)', (d) => editJson(path.join(d, 'encoder', 'config.json'), (c) => { c['hidden_size'] = 128; }), /encoder\/config\.json does not match model\.safetensors: tensor \S+ is \[[\d, ]+\] in the weights, \[[\d, ]+\] by the config \(hidden_size 128, intermediate_size \d+, vocab_size \d+, num_attention_heads \d+\)/],
-    ['an encoder config that does not match its weights (layers)', (d) => editJson(path.join(d, 'encoder', 'config.json'), (c) => { c['num_hidden_layers'] = 6; }), /encoder\/config\.json does not match model\.safetensors: num_hidden_layers is 6, the weights hold 4 encoder layers/],
+    ['an encoder config that does not match its weights (hidden_size)', (d) => editField(path.join(d, 'encoder', 'config.json'), 'hidden_size', '128'), /encoder\/config\.json does not match model\.safetensors: tensor \S+ is \[[\d, ]+\] in the weights, \[[\d, ]+\] by the config \(hidden_size 128, intermediate_size \d+, vocab_size \d+, num_attention_heads \d+\)/],
+    ['an encoder config that does not match its weights (layers)', (d) => {
+      // six layers in the config (with six layer types, which transformers checks), four in the weights
+      editField(path.join(d, 'encoder', 'config.json'), 'num_hidden_layers', '6');
+      editField(path.join(d, 'encoder', 'config.json'), 'layer_types', JSON.stringify(['full_attention', 'sliding_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'sliding_attention']));
+    }, /encoder\/config\.json does not match model\.safetensors: num_hidden_layers is 6, the weights hold 4 encoder layers/],
+    ['an encoder config transformers refuses (floats written as integers by a JSON round trip)', (d) => editJson(path.join(d, 'encoder', 'config.json'), () => {}), /encoder\/config\.json: transformers cannot build the encoder it describes: StrictDataclassFieldValidationError: Validation error for field '\w+': TypeError: Field '\w+' expected float, got int \(value: \d+\)/],
     ['an unknown activation name', (d) => editJson(path.join(d, 'encoder', 'config.json'), (c) => { c['hidden_activation'] = 'gelu_fancy'; }), /encoder\/config\.json: hidden_activation is "gelu_fancy"; expected an activation transformers knows \(.*gelu_new.*\)/],
-    ['invalid JSON in rl_agent_config.json', (d) => fs.writeFileSync(path.join(d, 'rl_agent_config.json'), '{"encoder": "x", "head_layers": 2,,}'), /rl_agent_config\.json: not valid JSON: Expecting property name enclosed in double quotes at line 1, column 34/],
+    ['invalid JSON in rl_agent_config.json', (d) => fs.writeFileSync(path.join(d, 'rl_agent_config.json'), '{"encoder": "x", "head_layers": 2,,}'), /rl_agent_config\.json: not valid JSON: Expecting property name enclosed in double quotes at line 1, column 35/],
     ['invalid JSON in the tokenizer config', (d) => fs.appendFileSync(path.join(d, 'tokenizer', 'tokenizer_config.json'), '\n}'), /tokenizer\/tokenizer_config\.json: not valid JSON: Extra data at line \d+, column 1/],
     ['invalid JSON in encoder/config.json', (d) => fs.writeFileSync(path.join(d, 'encoder', 'config.json'), '[1, 2'), /encoder\/config\.json: not valid JSON: Expecting ',' delimiter at line 1, column 6/],
     ['a malformed temperature', (d) => editJson(path.join(d, 'rl_agent_config.json'), (c) => { c['temperature'] = 1.3; }), /rl_agent_config\.json: temperature is 1\.3; expected a list of 3 numbers \[choice, score, noul\] \(laya refuses any other shape\)/],
