@@ -256,7 +256,8 @@ function formatReport(p: ReportParts): string {
   const held = p.report.slices[0]!.before.cases;
   lines.push('', `predicted option unchanged on ${p.report.argmax_unchanged} of ${held} held-out cases (a temperature moves no argmax)`);
   lines.push(
-    'ECE: top-label confidence, 15 equal-width bins; Brier: multi-class, 0..2; log-loss: mean −ln p(expected option). ' +
+    'ECE: top-label confidence, 15 equal-width bins; floor: the ECE a perfectly calibrated model with the fitted confidences would show on ' +
+      'as many cases (sampling noise); Brier: multi-class, 0..2; log-loss: mean −ln p(expected option). ' +
       'Before: the manifest\'s temperatures; after: the fit. Per-language rows use the language the router detects.',
   );
   return lines.join('\n');

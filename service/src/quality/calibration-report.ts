@@ -7,6 +7,7 @@
  */
 import { argmax, optionBucket, softmax, temperatureFor } from '../engine/calibrate.js';
 import type { OptionBucket } from '../engine/manifest.js';
+import { Prng } from '../fixtures/prng.js';
 import { QUESTION_TYPES, type QuestionType } from './cases.js';
 import type { ScoredCase } from './engine-cases.js';
 import { brierCase, ece, groupBy, mean } from './metrics.js';
@@ -42,6 +43,11 @@ export interface SliceMetrics {
   cases: number;
   accuracy: number;
   ece: number;
+  /**
+   * The ECE a perfectly calibrated model with these confidences would show on this many cases (each
+   * case right with probability its confidence; mean over FLOOR_DRAWS draws): ECE near it is sampling noise.
+   */
+  ece_floor: number;
   brier: number;
   log_loss: number;
 }
@@ -56,11 +62,22 @@ export interface Slice {
   after: SliceMetrics;
 }
 
+const FLOOR_DRAWS = 200;
+
+function eceFloor(confidences: readonly number[]): number {
+  const rng = new Prng(FLOOR_DRAWS);
+  let sum = 0;
+  for (let d = 0; d < FLOOR_DRAWS; d++) sum += ece(confidences, confidences.map((c) => rng.uniform() < c), ECE_BINS);
+  return sum / FLOOR_DRAWS;
+}
+
 function metrics(js: readonly Judged[]): SliceMetrics {
+  const confidences = js.map((j) => j.confidence);
   return {
     cases: js.length,
     accuracy: mean(js.map((j) => (j.correct ? 1 : 0))),
-    ece: ece(js.map((j) => j.confidence), js.map((j) => j.correct), ECE_BINS),
+    ece: ece(confidences, js.map((j) => j.correct), ECE_BINS),
+    ece_floor: eceFloor(confidences),
     brier: mean(js.map((j) => j.brier)),
     log_loss: mean(js.map((j) => j.logLoss)),
   };
@@ -156,20 +173,28 @@ export function formatFit(fit: FitResult, minCases: number): string[] {
       `${c.type.padEnd(7)} ${c.bucket.padEnd(7)} ${(c.language ?? '(all)').padEnd(9)} ${String(c.cases).padStart(9)}  ${t(c.previous).padStart(8)}  ${t(c.fitted).padStart(6)}  ${t(c.value).padStart(7)}  ${notes.join('; ')}`,
     );
   }
-  for (const k of fit.kept) {
-    lines.push(`kept    ${k.type}${k.language ? ` @${k.language}` : ''}: ${k.cases} fitting cases (< ${minCases}); its temperatures stay as they are`);
+  for (const d of fit.defaulted) {
+    lines.push(`default ${d.type} @${d.language}: ${d.cases} fitting cases do not tell its own temperatures from the default row (LR ${d.lr.toFixed(2)} < ${d.critical}); no override`);
+  }
+  if (fit.kept.length) {
+    const byLanguage = groupBy(fit.kept, (k) => k.language ?? '(all)');
+    const listed = [...byLanguage.entries()].map(([language, ks]) => `${language} ${ks.map((k) => `${k.type} ${k.cases}`).join(', ')}`);
+    lines.push(`kept as they are (fewer than ${minCases} fitting cases): ${listed.join('; ')}`);
   }
   return lines;
 }
 
 /** The held-out table: every slice, before → after. */
 export function formatHeldOut(report: HeldOutReport): string[] {
-  const lines = ['held-out split: the checkpoint\'s temperatures → the fitted ones', 'slice            cases  accuracy   ECE before → after   Brier before → after   log-loss before → after'];
+  const lines = [
+    'held-out split: the checkpoint\'s temperatures → the fitted ones',
+    'slice            cases  accuracy   ECE before → after (floor)   Brier before → after   log-loss before → after',
+  ];
   for (const s of report.slices) {
     const b = s.before;
     const a = s.after;
     lines.push(
-      `${s.name.padEnd(16)} ${String(b.cases).padStart(5)}  ${pct(b.accuracy).padStart(8)}   ${f3(b.ece).padStart(6)} → ${f3(a.ece).padEnd(6)}      ${f3(b.brier).padStart(6)} → ${f3(a.brier).padEnd(6)}       ${f3(b.log_loss).padStart(6)} → ${f3(a.log_loss)}`,
+      `${s.name.padEnd(16)} ${String(b.cases).padStart(5)}  ${pct(b.accuracy).padStart(8)}   ${f3(b.ece).padStart(6)} → ${f3(a.ece)} (${f3(a.ece_floor)})      ${f3(b.brier).padStart(6)} → ${f3(a.brier).padEnd(6)}       ${f3(b.log_loss).padStart(6)} → ${f3(a.log_loss)}`,
     );
   }
   return lines;

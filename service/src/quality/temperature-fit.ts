@@ -4,7 +4,10 @@
  * [TEMPERATURE_MIN, TEMPERATURE_MAX]. Used by `structqa models calibrate` (docs/quality.md).
  *
  * Thin cells never get their own temperature: a bucket with fewer than `minCases` fitting cases takes
- * its type's pooled fit, and a type (or a language's type) with fewer keeps what the checkpoint has.
+ * its type's pooled fit, and a type (or a language's type) with fewer keeps what the checkpoint has. A
+ * language gets its own row of a type only where its fitting cases show that it differs from the
+ * default row (a likelihood-ratio test at 5 %): thirty binary answers cannot tell 2 from 5 reliably,
+ * and an override fitted on noise does worse on new cases than the default it replaces.
  */
 import { bucketTemperature, clampTemperature, optionBucket, TEMPERATURE_MAX, TEMPERATURE_MIN } from '../engine/calibrate.js';
 import type { Manifest, OptionBucket, QuestionType, TemperatureTable } from '../engine/manifest.js';
@@ -120,6 +123,20 @@ export interface KeptType {
   cases: number;
 }
 
+/**
+ * A language's type with enough cases whose own row is no better than the default row on them: it gets
+ * no override (an earlier one is removed), and the default applies.
+ */
+export interface DefaultLanguage {
+  type: QuestionType;
+  language: string;
+  cases: number;
+  /** 2 · (log-likelihood under the language's own row − under the default row). */
+  lr: number;
+  /** What the LR had to reach: χ² at 5 % with one degree per temperature the own row fits. */
+  critical: number;
+}
+
 export interface FitOptions {
   /** Fewest fitting cases for a type, a language's type or a bucket to get its own temperature. */
   minCases: number;
@@ -133,6 +150,16 @@ export interface FitResult {
   calibration: Calibration;
   cells: FittedCell[];
   kept: KeptType[];
+  /** By-language only: language × type rows that the test sent back to the default. */
+  defaulted: DefaultLanguage[];
+}
+
+/** χ² critical values at 5 %, by degrees of freedom (a row fits at most 1 + 4 temperatures). */
+const CHI2_95 = [NaN, 3.841, 5.991, 7.815, 9.488, 11.07];
+
+/** The summed log-likelihood of `rows` under the temperatures `t(bucket)`. */
+function logLikelihood(rows: readonly FitCase[], t: (bucket: OptionBucket) => number): number {
+  return -rows.reduce((s, r) => s + caseLogLoss(r.logits, r.label, t(optionBucket(r.logits.length))), 0);
 }
 
 const round = (t: number) => Number(t.toFixed(DECIMALS));
@@ -179,6 +206,7 @@ export function fitCalibration(current: Calibration, cases: readonly FitCase[], 
   const next = clone(current);
   const cells: FittedCell[] = [];
   const kept: KeptType[] = [];
+  const defaulted: DefaultLanguage[] = [];
   const types = opts.types ?? (['noul', 'choice', 'score'] as const);
   for (const type of types) {
     const rows = cases.filter((c) => c.type === type);
@@ -202,13 +230,24 @@ export function fitCalibration(current: Calibration, cases: readonly FitCase[], 
           kept.push({ type, language, cases: rows.length });
           continue;
         }
+        const own = Object.fromEntries(row.map((c) => [c.bucket, c.value])) as Record<OptionBucket, number>;
+        const lr = 2 * (logLikelihood(rows, (b) => own[b]) - logLikelihood(rows, (b) => bucketTemperature(next, type, b)));
+        // one degree of freedom per temperature the row fits: each own bucket, and the pooled one if a bucket took it
+        const critical = CHI2_95[row.filter((c) => c.source === 'own').length + (row.some((c) => c.source === 'type') ? 1 : 0)]!;
         const table: TemperatureTable = (next.by_language ??= {})[language] ?? {};
-        table[type] = Object.fromEntries(row.map((c) => [c.bucket, c.value]));
-        next.by_language[language] = table;
-        cells.push(...row);
+        if (lr >= critical) {
+          table[type] = own;
+          cells.push(...row);
+        } else {
+          delete table[type];
+          defaulted.push({ type, language, cases: rows.length, lr, critical });
+        }
+        if (Object.keys(table).length) next.by_language[language] = table;
+        else delete next.by_language[language];
       }
     }
+    if (next.by_language && !Object.keys(next.by_language).length) delete next.by_language;
   }
-  return { calibration: next, cells, kept };
+  return { calibration: next, cells, kept, defaulted };
 }
 

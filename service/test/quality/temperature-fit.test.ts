@@ -86,14 +86,15 @@ test('thin buckets fall back to the type, thin types keep the checkpoint\'s valu
   assert.deepEqual(current, { temperature: { choice: { '6-10': 0.8 }, noul: { '2': 1.5 }, score: { '3-5': 1.2 } } });
 });
 
-test('per-language overrides only where a language has the cases; others are left as they were', () => {
+test('per-language overrides only where a language has the cases and differs from the default; others are left as they were', () => {
   const rng = new Prng(5);
-  const current = { temperature: { noul: { '2': 1 } }, by_language: { ar: { noul: { '2': 0.9 } }, ja: { score: { '3-5': 2 } } } };
+  const current = { temperature: { noul: { '2': 1 } }, by_language: { ar: { noul: { '2': 0.9 } }, ja: { score: { '3-5': 2 } }, de: { noul: { '2': 0.6 } } } };
   const cases = [
     ...drawn(rng, 1500, 2, 3.0, { language: 'fr' }),
     ...drawn(rng, 1500, 2, 0.8, { language: 'en' }),
     ...drawn(rng, 8, 2, 1.0, { language: 'ar' }), // too few: ar's override stays
-    ...drawn(rng, 100, 2, 1.0, { language: 'und' }), // nothing detected: never an override
+    ...drawn(rng, 3000, 2, 1.3, { language: 'und' }), // nothing detected: never an override
+    ...drawn(rng, 300, 2, 1.3, { language: 'de' }), // like the default: no override, and the earlier one goes
   ];
   const fit = fitCalibration(current, cases, { minCases: 30, byLanguage: true });
   const by = fit.calibration.by_language!;
@@ -102,6 +103,9 @@ test('per-language overrides only where a language has the cases; others are lef
   assert.deepEqual(by.ar, { noul: { '2': 0.9 } });
   assert.deepEqual(by.ja, { score: { '3-5': 2 } });
   assert.equal(by.und, undefined);
+  assert.equal(by.de, undefined);
+  assert.deepEqual(fit.defaulted.map((d) => [d.language, d.type, d.cases]), [['de', 'noul', 300]]);
+  assert.ok(fit.defaulted[0]!.lr < 3.841);
   assert.ok(fit.kept.some((k) => k.language === 'ar' && k.type === 'noul' && k.cases === 8));
   // without --by-language the overrides are untouched and only the default row is fitted
   const plain = fitCalibration(current, cases, { minCases: 30, byLanguage: false });
