@@ -5,7 +5,7 @@
  * cases on both sides), and `--fail-on` gates turn a drop beyond its interval into a failing exit status.
  *
  * Gate syntax: `[SCOPE.]METRIC[:AMOUNT]`, SCOPE `all` (default), `noul` | `choice` | `score`, `types`
- * (each type) or `tasks` (each task); METRIC accuracy | auc | ece | brier | log_loss; AMOUNT ≥ 0 in the
+ * (each type) or `tasks` (each task of MIN_TASK_CASES paired cases or more); METRIC accuracy | auc | ece | brier | log_loss; AMOUNT ≥ 0 in the
  * metric's own units (default 0). It trips when the whole interval lies on the worse side of −AMOUNT
  * (accuracy, auc: higher is better) or +AMOUNT (ece, brier, log_loss: lower is better): a drop larger
  * than AMOUNT that the resampling cannot explain away.
@@ -16,6 +16,10 @@ import { brierCase, ece, groupBy, logLossCase, mean, rocAuc } from '../../servic
 import type { CaseResult } from './eval.js';
 
 export const METRICS = ['accuracy', 'auc', 'ece', 'brier', 'log_loss'] as const;
+/** A task needs this many paired cases for an interval (with one or two, every resample is the same). */
+export const MIN_TASK_CASES = 10;
+/** Task rows printed (worst first); every one is in comparison.json. */
+const TASK_LINES = 20;
 export type Metric = (typeof METRICS)[number];
 const HIGHER_IS_BETTER: Record<Metric, boolean> = { accuracy: true, auc: true, ece: false, brier: false, log_loss: false };
 
@@ -158,7 +162,7 @@ function differences(scope: string, kind: Difference['kind'], pairs: readonly Pa
   });
 }
 
-/** Overall, per type and per task. */
+/** Overall, per type and per task (tasks of at least MIN_TASK_CASES paired cases). */
 export function compareRuns(pairs: readonly Pair[], o: CompareOptions): Difference[] {
   const out = differences('all', 'all', pairs, o);
   for (const type of QUESTION_TYPES) {
@@ -166,10 +170,13 @@ export function compareRuns(pairs: readonly Pair[], o: CompareOptions): Differen
     if (of.length) out.push(...differences(type, 'type', of, o));
   }
   for (const [task, of] of [...groupBy(pairs, (p) => p.task).entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    out.push(...differences(task, 'task', of, o));
+    if (of.length >= MIN_TASK_CASES) out.push(...differences(task, 'task', of, o));
   }
   return out;
 }
+
+/** How much worse `d` got (positive: worse), whichever way its metric points. */
+const worsening = (d: Difference) => (HIGHER_IS_BETTER[d.metric] ? -d.diff : d.diff);
 
 // ---------------------------------------------------------------- gates
 
@@ -241,10 +248,15 @@ export function formatComparison(pairing: Pairing, diffs: readonly Difference[],
     `${d.scope.padEnd(9)} ${d.metric.padEnd(9)} ${String(d.cases).padStart(6)}  ${f(d.old).padStart(6)}  ${f(d.new).padStart(6)}  ${signed(d.diff).padStart(8)}   [${signed(d.lo)}, ${signed(d.hi)}]${d.lo > 0 || d.hi < 0 ? ' *' : ''}`;
   for (const d of diffs.filter((x) => x.kind !== 'task')) lines.push(row(d));
   const tasks = diffs.filter((d) => d.kind === 'task');
-  const moved = tasks.filter((d) => d.lo > 0 || d.hi < 0).sort((a, b) => a.diff - b.diff);
+  const moved = tasks.filter((d) => d.lo > 0 || d.hi < 0).sort((a, b) => worsening(b) - worsening(a));
+  const all = new Set(pairing.pairs.map((p) => p.task)).size;
   lines.push('');
-  lines.push(`tasks: ${new Set(tasks.map((d) => d.scope)).size}; ${moved.length} task metrics whose interval excludes 0${moved.length ? ':' : ''}`);
-  for (const d of moved) lines.push(`  ${d.metric.padEnd(9)} ${signed(d.diff).padStart(8)}   [${signed(d.lo)}, ${signed(d.hi)}]  ${d.cases} cases  ${d.scope}`);
+  lines.push(
+    `tasks: ${all}, ${new Set(tasks.map((d) => d.scope)).size} with at least ${MIN_TASK_CASES} paired cases; ` +
+      `${moved.length} task metrics whose interval excludes 0${moved.length ? ', the worst first:' : ''}`,
+  );
+  for (const d of moved.slice(0, TASK_LINES)) lines.push(`  ${d.metric.padEnd(9)} ${signed(d.diff).padStart(8)}   [${signed(d.lo)}, ${signed(d.hi)}]  ${d.cases} cases  ${d.scope}`);
+  if (moved.length > TASK_LINES) lines.push(`  … ${moved.length - TASK_LINES} more in comparison.json`);
   if (gates.length) {
     lines.push('');
     for (const g of gates) {

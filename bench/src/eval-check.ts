@@ -17,7 +17,7 @@ const USAGE = `usage: npm run eval-check
 
 Checks the hand-written evaluation set (eval/handwritten): format, unique ids, repeated states,
 contamination with training data, cases longer than the model window; prints its counts per language,
-domain, file and type. It takes no options.
+domain, file and type. It takes no other option.
 
 exit status: 0 clean; 1 a malformed line, a leaked state or a case that does not fit; 2 bad arguments`;
 

@@ -5,16 +5,19 @@
  * connection errors while honouring `retry-after-ms`, then prints accuracy (micro, macro over tasks,
  * per type), noul ROC AUC, ECE, Brier, latency percentiles and the worst tasks, the same figures per
  * domain, per language and English vs. the rest, and writes OUT/results.json (every case's prediction)
- * and OUT/reliability.png.
+ * and OUT/reliability.png. With --baseline it compares the run with an earlier results.json case by
+ * case (baseline.ts), and --fail-on turns a drop beyond its interval into exit status 3.
  *
  *   npm run eval -- [--suite FILE|DIR …] --url URL [--key KEY] [--model legacy-latest]
  *                   [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]
+ *                   [--baseline OLD/results.json [--fail-on SPEC …] [--bootstrap 2000] [--seed 1]]
+ *   npm run eval -- --results NEW/results.json --baseline OLD/results.json [--fail-on SPEC …]
  *
  * Without --suite it evaluates the hand-written set (every .jsonl under eval/handwritten).
  * The key defaults to $SERVICE_API_KEY. Relative paths are taken from the directory npm was started
  * in ($INIT_CWD), so `npm run eval` from the repository root and from bench/ read the same files.
  * Exit status: 0 when every case was answered, 1 when some failed (outputs are still written), 2 on
- * bad arguments.
+ * bad arguments, 3 when a --fail-on gate tripped. --help prints the usage (USAGE below).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -391,7 +394,7 @@ export const USAGE = `usage: npm run eval -- [--suite FILE|DIR …] --url URL [o
   --results FILE        take this run from a results.json instead of a server (with --baseline)
   --fail-on SPEC        with --baseline: exit 3 when a metric drops beyond its interval; repeatable.
                         SPEC [SCOPE.]METRIC[:AMOUNT]: SCOPE all (default), noul, choice, score, types (each type)
-                        or tasks (each task); METRIC accuracy, auc, ece, brier, log_loss; AMOUNT in the metric's
+                        or tasks (each task of 10+ paired cases); METRIC accuracy, auc, ece, brier, log_loss; AMOUNT in the metric's
                         units (default 0): e.g. accuracy:0.01, types.ece:0.02, noul.auc
   --bootstrap N         resamples of the intervals (default 2000)
   --seed N              seed of the resampling (default 1)

@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { Engine } from '../engine/engine.js';
@@ -157,6 +158,8 @@ async function calibrate(checkpoint: string, opts: CalibrateFlags, config: Confi
   const engine = new Engine({
     checkpoints: { [manifest.name]: { dir, int8: config.models.checkpoints[manifest.name]?.int8 ?? false } },
     ...engineSettings(config),
+    // writes nothing outside --out and --write: the graph itself, not a shared-weights copy in the data folder
+    sharedWeightsDir: undefined,
     // a queue of cases is not an overload: no bound on the wait
     batcher: { ...engineSettings(config).batcher, maxQueueWaitMs: 0 },
   });
@@ -192,7 +195,7 @@ async function calibrate(checkpoint: string, opts: CalibrateFlags, config: Confi
   if (unjudged.length) throw new UsageError(`no held-out ${unjudged.join(', ')} cases to judge the fit on: give more cases or a larger --holdout`);
 
   const report = heldOutReport(heldScored, manifest.calibration, fit.calibration, opts.byLanguage ?? false);
-  const changed = JSON.stringify(fit.calibration) !== JSON.stringify(manifest.calibration);
+  const changed = !isDeepStrictEqual(fit.calibration, manifest.calibration);
   const text = formatReport({ manifest, dir, split, holdoutText, skipped, fit, minCases, report, scored: scored.length });
   io.out(`${text}\n`);
   if (opts.out) writeOutputs(opts.out, { manifest, text, fit, report, split, skipped, settings: { holdout: holdoutText, seed, minCases, types, byLanguage: opts.byLanguage ?? false } });

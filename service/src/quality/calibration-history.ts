@@ -1,13 +1,15 @@
 /**
  * Writing a fitted calibration into a checkpoint's manifest without losing what was there: the table
- * it replaces goes, verbatim, into `provenance.calibration_history` (oldest first) with how the new one
- * was fitted and judged, and `restore` puts the last replaced table back (recording that too). Only
- * `calibration` and that list change: the rest of manifest.json stays byte for byte as it was
- * (jsonc-parser edits the text), and the file is replaced atomically. docs/checkpoint-format.md.
+ * it replaces goes into `provenance.calibration_history` (oldest first; the same keys and values) with
+ * how the new one was fitted and judged, and `restore` puts the last replaced table back (recording
+ * that too). Only the temperatures that changed and that list are edited: the rest of manifest.json
+ * stays byte for byte as it was (jsonc-parser edits the text), and the file is replaced atomically.
+ * docs/checkpoint-format.md.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyEdits, modify } from 'jsonc-parser';
+import { isDeepStrictEqual } from 'node:util';
+import { applyEdits, modify, type JSONPath, type ModificationOptions } from 'jsonc-parser';
 import { readManifest, type Manifest } from '../engine/manifest.js';
 import type { Calibration } from './temperature-fit.js';
 
@@ -42,7 +44,7 @@ export function writeCalibration(dir: string, calibration: Calibration, record: 
   const indent = /\n( +)"/.exec(text)?.[1]?.length ?? 2;
   const options = { formattingOptions: { insertSpaces: true, tabSize: indent, eol: '\n' } };
   const entry: CalibrationRecord = { replaced: before.calibration, ...record };
-  text = applyEdits(text, modify(text, ['calibration'], calibration, options));
+  text = editChanged(text, ['calibration'], before.calibration, calibration, options);
   text = applyEdits(text, modify(text, ['provenance', HISTORY_KEY], [...past, entry], options));
   const tmp = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(tmp, text);
@@ -52,8 +54,20 @@ export function writeCalibration(dir: string, calibration: Calibration, record: 
     fs.rmSync(tmp, { force: true });
   }
   const after = readManifest(dir);
-  if (JSON.stringify(after.calibration) !== JSON.stringify(calibration)) throw new Error(`${file}: the written calibration does not read back`);
+  if (!isDeepStrictEqual(after.calibration, calibration)) throw new Error(`${file}: the written calibration does not read back`);
   return after;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Edits `text` at `at` from `before` to `after`, touching only the values that differ (so a review diff shows the change). */
+function editChanged(text: string, at: JSONPath, before: unknown, after: unknown, options: ModificationOptions): string {
+  if (isObject(before) && isObject(after)) {
+    for (const key of Object.keys(before)) if (!(key in after)) text = applyEdits(text, modify(text, [...at, key], undefined, options));
+    for (const [key, value] of Object.entries(after)) text = editChanged(text, [...at, key], before[key], value, options);
+    return text;
+  }
+  return isDeepStrictEqual(before, after) ? text : applyEdits(text, modify(text, at, after, options));
 }
 
 /** The last replaced table, to be put back by `restore`; undefined when the history is empty. */

@@ -165,7 +165,7 @@ function logLikelihood(rows: readonly FitCase[], t: (bucket: OptionBucket) => nu
 const round = (t: number) => Number(t.toFixed(DECIMALS));
 
 function clone(c: Calibration): Calibration {
-  return JSON.parse(JSON.stringify(c)) as Calibration;
+  return structuredClone(c);
 }
 
 /** Fits one type's row of a table from its cases; undefined when there are too few. */

@@ -106,6 +106,20 @@ test('writing a fit keeps the table it replaced, changes nothing else, and can b
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('only the temperatures that changed are edited: the others keep their text (order, 5.0)', () => {
+  const dir = checkpointCopy();
+  const file = path.join(dir, 'manifest.json');
+  // the bundled manifests' shape: keys not in JavaScript's order ("2" last), values written by Python
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"noul": {\n    "2": 5.0\n   }', '"noul": {\n    "2": 5.0\n   },\n   "choice": {\n    "11+": 1.3,\n    "3-5": 2.0,\n    "2": 1.3\n   }'));
+  const shipped = readManifest(dir).calibration;
+  writeCalibration(dir, { temperature: { noul: { '2': 5 }, choice: { '2': 1.3, '3-5': 1.75, '11+': 1.3, '6-10': 0.9 } } }, { written_at: 'x', by: 'y' });
+  const text = fs.readFileSync(file, 'utf8');
+  assert.match(text, /"noul": \{\n {4}"2": 5\.0\n {3}\}/, 'an unchanged value keeps its text');
+  assert.match(text, /"11\+": 1\.3,\n {4}"3-5": 1\.75,\n {4}"2": 1\.3,\n {4}"6-10": 0\.9\n/, 'changed and new values in place, the order kept');
+  assert.deepEqual(history(readManifest(dir))[0]!.replaced, shipped);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('a history that is not a list is not touched', () => {
   const dir = checkpointCopy();
   const file = path.join(dir, 'manifest.json');
