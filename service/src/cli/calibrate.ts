@@ -16,7 +16,7 @@ import { readManifest, type Manifest } from '../engine/manifest.js';
 import { engineSettings } from '../server.js';
 import { loadSuite, QUESTION_TYPES, type EvalCase, type QuestionType } from '../quality/cases.js';
 import { formatFit, formatHeldOut, heldOutReport, reliabilityDiagrams, type HeldOutReport } from '../quality/calibration-report.js';
-import { lastReplaced, writeCalibration } from '../quality/calibration-history.js';
+import { history, lastReplaced, writeCalibration } from '../quality/calibration-history.js';
 import { CaseInputError, checkQuestions, scoreCases, type ScoredCase } from '../quality/engine-cases.js';
 import { DEFAULT_HOLDOUT, DEFAULT_SEED, holdoutSplit } from '../quality/holdout.js';
 import { fitCalibration, type FitResult } from '../quality/temperature-fit.js';
@@ -121,8 +121,10 @@ async function calibrate(checkpoint: string, opts: CalibrateFlags, config: Confi
   let manifest: Manifest;
   try {
     manifest = readManifest(dir);
+    history(manifest); // a history that is not a list is refused before any work
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    const message = (e as Error).message;
+    throw new UsageError(message.includes('manifest.json') ? message : `${path.join(dir, 'manifest.json')}: ${message}`);
   }
   if (opts.restore) return restore(dir, manifest, opts, io);
   if (!opts.cases?.length) throw new UsageError('give the labelled cases with --cases FILE|DIR');
@@ -149,8 +151,7 @@ async function calibrate(checkpoint: string, opts: CalibrateFlags, config: Confi
     holdoutText = opts.holdout;
   }
   checkQuestions([...split.fit, ...split.holdout]);
-  const enough = (cases: readonly EvalCase[]) => types.filter((t) => cases.filter((c) => c.question.type === t).length >= minCases);
-  if (!enough(split.fit).length) {
+  if (!types.some((t) => split.fit.filter((c) => c.question.type === t).length >= minCases)) {
     throw new UsageError(`too few cases to fit: ${countByType(split.fit)} in the fitting split; a type needs at least ${minCases} (--min-cases)`);
   }
 
@@ -196,7 +197,7 @@ async function calibrate(checkpoint: string, opts: CalibrateFlags, config: Confi
 
   const report = heldOutReport(heldScored, manifest.calibration, fit.calibration, opts.byLanguage ?? false);
   const changed = !isDeepStrictEqual(fit.calibration, manifest.calibration);
-  const text = formatReport({ manifest, dir, split, holdoutText, skipped, fit, minCases, report, scored: scored.length });
+  const text = formatReport({ manifest, dir, split, holdoutText, skipped, fit, minCases, report });
   io.out(`${text}\n`);
   if (opts.out) writeOutputs(opts.out, { manifest, text, fit, report, split, skipped, settings: { holdout: holdoutText, seed, minCases, types, byLanguage: opts.byLanguage ?? false } });
 
@@ -244,7 +245,6 @@ interface ReportParts {
   fit: FitResult;
   minCases: number;
   report: HeldOutReport;
-  scored: number;
 }
 
 function formatReport(p: ReportParts): string {

@@ -164,6 +164,13 @@ describe('structqa models calibrate', () => {
     assert.equal(missing.code, 2);
     assert.match(missing.err, /no checkpoint folder/);
     assert.equal(manifestText(dir), before);
+    const odd = copy('odd-history');
+    const manifest = JSON.parse(manifestText(odd));
+    manifest.provenance.calibration_history = 'not a list';
+    fs.writeFileSync(path.join(odd, 'manifest.json'), JSON.stringify(manifest));
+    const refused = await cli('models', 'calibrate', odd, '--cases', good, '--write');
+    assert.equal(refused.code, 2);
+    assert.match(refused.err, /manifest\.json: provenance\.calibration_history is not a list/);
     // commander's own usage errors exit 2 from the structqa command too
     const bin = path.resolve(here, '../../bin/structqa.js');
     const spawned = spawnSync(process.execPath, [bin, 'models', 'calibrate', dir, '--no-such-option'], { encoding: 'utf8' });
