@@ -11,6 +11,7 @@ import { runInterruptHandlers } from '../checkpoints/files.js';
 import { importCheckpoint } from '../checkpoints/import.js';
 import { streamProgress } from '../checkpoints/progress.js';
 import { DEFAULT_HUB_ENDPOINT, pullCheckpoint } from '../checkpoints/pull.js';
+import { registerCalibrateCommand } from './calibrate.js';
 import path from 'node:path';
 
 type Env = Record<string, string | undefined>;
@@ -194,4 +195,5 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
         fail('import', e, err);
       }
     }));
+  registerCalibrateCommand(models, config, { out, err });
 }
