@@ -3,16 +3,23 @@
  * They run against one live service (`structqa serve` as a child process) on loopback, whose
  * PostgreSQL and Redis connections pass through TCP proxies that can be cut and restored.
  */
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { LiveServer } from '../test/helpers/server.js';
 import type { TcpProxy } from '../test/helpers/tcp-proxy.js';
+import { soak } from './soak.js';
 import { callUntilAnswered, percentile, send, sleep, systemOne, Tally, type Check, type ScenarioResult } from './lib.js';
 
 export interface ChaosContext {
   fast: boolean;
+  /** Length of the soak, minutes. */
+  minutes?: number;
   server: LiveServer;
   pgProxy: TcpProxy;
   redisProxy: TcpProxy;
@@ -25,7 +32,10 @@ export interface ChaosContext {
   adminToken: string;
   /** Start a new service process on the same database, Redis and settings (after a kill). */
   restart(): Promise<void>;
-  newAccount(limits?: Record<string, number>): Promise<{ key: string; id: string }>;
+  /** Another service process on the same database, Redis and settings, with these on top (stopped at the end). */
+  spawn(env: Record<string, string>): Promise<LiveServer>;
+  /** A key of a new account with these limits, from the server at `url` (default: ctx.server). */
+  newAccount(limits?: Record<string, number>, url?: string): Promise<{ key: string; id: string }>;
   log(line: string): void;
 }
 
@@ -416,6 +426,49 @@ export async function queue(ctx: ChaosContext): Promise<ScenarioResult> {
   };
 }
 
+// ------------------------------------------------------------------------------------------ load balancer
+
+const SERVICE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Runs a command in the service folder, its output line by line to the log; resolves with its exit code. */
+function run(ctx: ChaosContext, command: string, args: string[], onLine: (line: string) => void = () => undefined): Promise<number | null> {
+  const child = spawn(command, args, { cwd: SERVICE_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    readline.createInterface({ input: stream }).on('line', (line) => {
+      ctx.log(`    ${line}`);
+      onLine(line);
+    });
+  }
+  return new Promise((resolve) => child.once('close', (code) => resolve(code)));
+}
+
+/**
+ * Three replicas behind Debian's HAProxy on deploy/haproxy/haproxy.cfg, one killed and one drained under
+ * the official clients' load (service/test/scaleout/load-balancer.test.ts, run as it is in `npm test`).
+ * HAProxy is installed with apt-get when missing (scripts/tools.sh, the same step as `npm test`'s).
+ */
+export async function balancer(ctx: ChaosContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  const tools = await run(ctx, 'bash', [path.join(SERVICE_DIR, '../scripts/tools.sh'), 'haproxy']);
+  let passed = 0;
+  let failed = 0;
+  const code = tools === 0
+    ? await run(ctx, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/scaleout/load-balancer.test.ts'], (line) => {
+        const m = /^# (pass|fail) (\d+)$/.exec(line);
+        if (m) (m[1] === 'pass' ? (passed = Number(m[2])) : (failed = Number(m[2])));
+      })
+    : null;
+  return {
+    name: 'three replicas behind HAProxy, kill + drain',
+    tally: new Tally(),
+    seconds: (performance.now() - started) / 1000,
+    checks: [
+      check('haproxy installed or found (scripts/tools.sh)', tools === 0, tools === 0 ? '' : `scripts/tools.sh exited ${tools}`),
+      check('test/scaleout/load-balancer.test.ts passes', code === 0 && failed === 0 && passed > 0, `${passed} passed, ${failed} failed, exit ${code}`),
+    ],
+  };
+}
+
 export const SCENARIOS: Record<string, (ctx: ChaosContext) => Promise<ScenarioResult>> = {
   fuzz,
   slow: slowClients,
@@ -425,4 +478,9 @@ export const SCENARIOS: Record<string, (ctx: ChaosContext) => Promise<ScenarioRe
   redis: redisOutage,
   sigkill,
   sigterm,
+  balancer,
+  soak,
 };
+
+/** Scenarios run only when named in --only. */
+export const OPT_IN = ['soak'];
