@@ -21,6 +21,8 @@ export interface MemorySample {
   externalMiB: number;
   /** RSS − V8's heap − external: everything V8 does not know of. */
   nativeMiB: number;
+  /** RSS of glibc's main heap (`[heap]`), of the other anonymous mappings (thread arenas, V8's spaces, ONNX Runtime's arenas) and of mapped files. */
+  mappings: { brkMiB: number; anonymousMiB: number; filesMiB: number };
   calls: number;
 }
 
@@ -44,6 +46,19 @@ export function slope(points: { x: number; y: number }[]): number {
 
 const MiB = 2 ** 20;
 
+/** RSS by kind of mapping, from /proc/PID/smaps. */
+function mappings(pid: number): MemorySample['mappings'] {
+  const kb = { brk: 0, anonymous: 0, files: 0 };
+  let kind: keyof typeof kb = 'anonymous';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const m = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (m) kind = m[1] === '[heap]' ? 'brk' : m[1]!.startsWith('/') ? 'files' : 'anonymous';
+    const rss = /^Rss:\s+(\d+)/.exec(line);
+    if (rss) kb[kind] += Number(rss[1]);
+  }
+  return { brkMiB: kb.brk / 1024, anonymousMiB: kb.anonymous / 1024, filesMiB: kb.files / 1024 };
+}
+
 async function sample(url: string, pid: number, minute: number, calls: number): Promise<MemorySample | undefined> {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -59,6 +74,7 @@ async function sample(url: string, pid: number, minute: number, calls: number): 
       heapTotalMiB: heapTotal / MiB,
       externalMiB: external / MiB,
       nativeMiB: (rss - heapTotal - external) / MiB,
+      mappings: mappings(pid),
       calls,
     };
   } catch {
@@ -100,7 +116,7 @@ export async function soak(ctx: ChaosContext): Promise<ScenarioResult> {
     if (s) {
       samples.push(s);
       ctx.log(
-        `  soak ${s.minute.toFixed(1).padStart(5)} min: RSS ${s.rssMiB.toFixed(0)} MiB (heap ${s.heapUsedMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}, external ${s.externalMiB.toFixed(0)}, native ${s.nativeMiB.toFixed(0)}), ${s.calls} calls`,
+        `  soak ${s.minute.toFixed(1).padStart(5)} min: RSS ${s.rssMiB.toFixed(0)} MiB (heap ${s.heapUsedMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}, external ${s.externalMiB.toFixed(0)}, native ${s.nativeMiB.toFixed(0)}; brk ${s.mappings.brkMiB.toFixed(0)}, anonymous ${s.mappings.anonymousMiB.toFixed(0)}, files ${s.mappings.filesMiB.toFixed(0)}), ${s.calls} calls`,
       );
     }
   }
@@ -113,7 +129,14 @@ export async function soak(ctx: ChaosContext): Promise<ScenarioResult> {
     minutes,
     callsPerSecond: answered / (minutes * 60),
     samples,
-    slopeMiBPerMin: { rss: per((s) => s.rssMiB), heap: per((s) => s.heapUsedMiB), external: per((s) => s.externalMiB), native: per((s) => s.nativeMiB) },
+    slopeMiBPerMin: {
+      rss: per((s) => s.rssMiB),
+      heap: per((s) => s.heapUsedMiB),
+      external: per((s) => s.externalMiB),
+      native: per((s) => s.nativeMiB),
+      brk: per((s) => s.mappings.brkMiB),
+      anonymous: per((s) => s.mappings.anonymousMiB),
+    },
   };
   await server.stop('SIGTERM');
   const first = half[0];
@@ -132,7 +155,8 @@ export async function soak(ctx: ChaosContext): Promise<ScenarioResult> {
         ok: true,
         detail:
           `${first?.rssMiB.toFixed(0)} → ${last?.rssMiB.toFixed(0)} MiB from minute ${first?.minute.toFixed(1)} to ${last?.minute.toFixed(1)}; ` +
-          `MiB/min: RSS ${fmt(soakStats.slopeMiBPerMin.rss)}, heap ${fmt(soakStats.slopeMiBPerMin.heap)}, external ${fmt(soakStats.slopeMiBPerMin.external)}, native ${fmt(soakStats.slopeMiBPerMin.native)}; ` +
+          `MiB/min: RSS ${fmt(soakStats.slopeMiBPerMin.rss)}, heap ${fmt(soakStats.slopeMiBPerMin.heap)}, external ${fmt(soakStats.slopeMiBPerMin.external)}, native ${fmt(soakStats.slopeMiBPerMin.native)} ` +
+          `(brk ${fmt(soakStats.slopeMiBPerMin.brk)}, anonymous ${fmt(soakStats.slopeMiBPerMin.anonymous)}); ` +
           `${soakStats.callsPerSecond.toFixed(0)} calls/s`,
       },
     ],

@@ -14,6 +14,7 @@ import { silentLog } from '../accounts/helpers.js';
 
 export interface TestApp {
   app: FastifyInstance;
+  metrics: Metrics;
   engine: Engine;
   gate: Gate;
   config: Config;
@@ -21,15 +22,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function testApp(opts: { env?: Record<string, string>; gate?: Gate; start?: boolean } = {}): Promise<TestApp> {
+export async function testApp(
+  opts: { env?: Record<string, string>; gate?: Gate; start?: boolean; plugins?: ((app: FastifyInstance) => Promise<void>)[] } = {},
+): Promise<TestApp> {
   const config = await testConfig(opts.env);
   const metrics = new Metrics();
   const engine = createEngine(config, metrics);
   const gate = opts.gate ?? new FixtureGate();
-  const app = await buildApp({ config, engine, router: new ModelRouter(config.models), gate, metrics, logger: false });
+  const app = await buildApp({ config, engine, router: new ModelRouter(config.models), gate, metrics, logger: false, plugins: opts.plugins });
   if (opts.start !== false) await engine.start();
   return {
     app,
+    metrics,
     engine,
     gate,
     config,
@@ -44,9 +48,12 @@ export async function testApp(opts: { env?: Record<string, string>; gate?: Gate;
 /** The real app around a real accounts gate (SQLite, or PostgreSQL when `env` names one); close() closes both. */
 export type AccountsTestApp = TestApp & { gate: AccountsGate };
 
-export async function testAppWithAccounts(env: Record<string, string>): Promise<AccountsTestApp> {
+export async function testAppWithAccounts(
+  env: Record<string, string>,
+  plugins?: (gate: AccountsGate) => ((app: FastifyInstance) => Promise<void>)[],
+): Promise<AccountsTestApp> {
   const gate = await createGate(await testConfig(env), silentLog, { bootstrap: false });
-  const served = await testApp({ env, gate });
+  const served = await testApp({ env, gate, plugins: plugins?.(gate) });
   return {
     ...served,
     gate,
