@@ -10,9 +10,13 @@ export type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** One line about what is wrong and where the usage is, exit 2 (the convention for bad command lines). */
 export function usageError(message: string, usage: string): never {
-  // "usage: npm run chaos -- [--fast] …" → "npm run chaos -- --help"
-  const command = /^usage: (.*?(?: --(?= )|(?= \[)|$))/.exec(usage)?.[1];
-  process.stderr.write(`${message} (usage: ${command ? `${command} --help` : '--help'})\n`);
+  // "usage: npm run chaos -- [--fast] …" → "npm run chaos -- --help" (the words before the first option or placeholder)
+  const words = usage.split('\n')[0]!.replace(/^usage:\s*/, '').split(/\s+/);
+  const end = words.findIndex((w) => w.startsWith('[') || /^[A-Z][A-Z_.…]*$/.test(w));
+  const command = words.slice(0, end < 0 ? words.length : end).join(' ');
+  // Node's parser adds advice about positionals to its first sentence: the first sentence is enough.
+  const line = message.replace(/\. To specify a positional argument.*$/, '');
+  process.stderr.write(`${line} (usage: ${command ? `${command} --help` : '--help'})\n`);
   process.exit(2);
 }
 

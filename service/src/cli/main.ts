@@ -13,6 +13,10 @@ const program = new Command();
 const config = loadConfig();
 
 program.name('structqa').description('Structured question answering service (System One compatible).');
+// A bad command line (unknown option or command, missing or bad value) is commander's one line on
+// stderr and exit 2, the convention every command here follows; commander itself exits 1. Set before
+// the subcommands are made, which copy it.
+program.exitOverride((err) => process.exit(err.exitCode !== 0 && err.code !== 'commander.executeSubCommandAsync' ? 2 : err.exitCode));
 
 program
   .command('serve', { isDefault: true })
