@@ -22,7 +22,7 @@ export interface MemorySample {
   /** RSS − V8's heap − external: everything V8 does not know of. */
   nativeMiB: number;
   /** RSS of glibc's main heap (`[heap]`), of the other anonymous mappings (thread arenas, V8's spaces, ONNX Runtime's arenas) and of mapped files. */
-  mappings: { brkMiB: number; anonymousMiB: number; filesMiB: number };
+  mappings: { brkMiB: number; anonymousMiB: number; filesMiB: number; byFile: Record<string, number> };
   calls: number;
 }
 
@@ -49,14 +49,22 @@ const MiB = 2 ** 20;
 /** RSS by kind of mapping, from /proc/PID/smaps. */
 function mappings(pid: number): MemorySample['mappings'] {
   const kb = { brk: 0, anonymous: 0, files: 0 };
+  const byFile: Record<string, number> = {};
   let kind: keyof typeof kb = 'anonymous';
+  let file = '';
   for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
     const m = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
-    if (m) kind = m[1] === '[heap]' ? 'brk' : m[1]!.startsWith('/') ? 'files' : 'anonymous';
+    if (m) {
+      kind = m[1] === '[heap]' ? 'brk' : m[1]!.startsWith('/') ? 'files' : 'anonymous';
+      file = kind === 'files' ? path.basename(m[1]!) : '';
+    }
     const rss = /^Rss:\s+(\d+)/.exec(line);
-    if (rss) kb[kind] += Number(rss[1]);
+    if (rss) {
+      kb[kind] += Number(rss[1]);
+      if (file) byFile[file] = (byFile[file] ?? 0) + Number(rss[1]) / 1024;
+    }
   }
-  return { brkMiB: kb.brk / 1024, anonymousMiB: kb.anonymous / 1024, filesMiB: kb.files / 1024 };
+  return { brkMiB: kb.brk / 1024, anonymousMiB: kb.anonymous / 1024, filesMiB: kb.files / 1024, byFile };
 }
 
 async function sample(url: string, pid: number, minute: number, calls: number): Promise<MemorySample | undefined> {
@@ -141,6 +149,11 @@ export async function soak(ctx: ChaosContext): Promise<ScenarioResult> {
   await server.stop('SIGTERM');
   const first = half[0];
   const last = half.at(-1);
+  // Which mapped files grew over the last half (mapped weights are paged in as new tokens' rows are read).
+  const grown = Object.entries(last?.mappings.byFile ?? {})
+    .map(([name, mib]) => [name, mib - (first?.mappings.byFile[name] ?? 0)] as const)
+    .filter(([, d]) => Math.abs(d) >= 0.5)
+    .sort((a, b) => b[1] - a[1]);
   const fmt = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
   return {
     name: `soak: 8 clients × 1 noul question, ${minutes} min (bundled checkpoints)`,
@@ -157,7 +170,7 @@ export async function soak(ctx: ChaosContext): Promise<ScenarioResult> {
           `${first?.rssMiB.toFixed(0)} → ${last?.rssMiB.toFixed(0)} MiB from minute ${first?.minute.toFixed(1)} to ${last?.minute.toFixed(1)}; ` +
           `MiB/min: RSS ${fmt(soakStats.slopeMiBPerMin.rss)}, heap ${fmt(soakStats.slopeMiBPerMin.heap)}, external ${fmt(soakStats.slopeMiBPerMin.external)}, native ${fmt(soakStats.slopeMiBPerMin.native)} ` +
           `(brk ${fmt(soakStats.slopeMiBPerMin.brk)}, anonymous ${fmt(soakStats.slopeMiBPerMin.anonymous)}); ` +
-          `${soakStats.callsPerSecond.toFixed(0)} calls/s`,
+          `${soakStats.callsPerSecond.toFixed(0)} calls/s; mapped files that grew: ${grown.map(([n, d]) => `${n} ${d >= 0 ? '+' : ''}${d.toFixed(1)} MiB`).join(', ') || 'none'}`,
       },
     ],
   };

@@ -189,7 +189,12 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
         failure = err;
       }
     }
-    if (input.idempotencyKey === undefined) repairLater(`void ${input.requestId}`, () => store.voidRecord(input.requestId));
+    log.warn({ requestId: input.requestId }, 'the fate of a usage record could not be learned within the call budget: answered 503');
+    if (input.idempotencyKey === undefined) {
+      repairLater(`void ${input.requestId}`, async () => {
+        if (await store.voidRecord(input.requestId)) log.info({ requestId: input.requestId }, 'usage record of a call answered 503 voided');
+      });
+    }
     throw failure;
   };
 

@@ -2,7 +2,7 @@
  * The Fastify application: request ids, logging, error rendering, metrics, OpenAPI, and the routes.
  * Dependencies (engine, router, gate) are passed in so tests can build an app around real parts.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
@@ -139,6 +139,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequestAbort', async (request) => doneAnswering(request.raw.socket));
 
   app.setErrorHandler(async (error, request, reply) => {
+    // A request no route matches is a 404 or 405 whatever its body: Fastify reads the body of an
+    // unmatched request too (and refuses one without a Content-Type for a method such as QUERY).
+    if (request.is404 && !(error instanceof MethodNotAllowed)) {
+      const wrongMethod = methodNotAllowed(request);
+      if (!wrongMethod) return notFound(request, reply);
+      error = wrongMethod;
+    }
     const serviceError = toServiceError(error, config.bodyLimitBytes, request.body);
     // Only an unexpected failure is an error; an expected refusal (529 starting/overloaded, 503
     // storage_unavailable with its Retry-After, every 4xx) is the service working as documented.
@@ -158,16 +165,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     known.push({ pattern, methods: [route.method].flat().map(String) });
   });
 
-  app.setNotFoundHandler(async (request, reply) => {
+  /** A known path asked with another method: 405 with Allow. */
+  const methodNotAllowed = (request: FastifyRequest): MethodNotAllowed | undefined => {
     const path = request.url.split('?')[0]!;
     const allowed = [...new Set(known.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
     // (a route that exists for this very method and sent itself here, like /admin without a token, stays a 404)
-    if (allowed.length > 0 && !allowed.includes(request.method)) throw new MethodNotAllowed(request.method, allowed);
+    return allowed.length > 0 && !allowed.includes(request.method) ? new MethodNotAllowed(request.method, allowed) : undefined;
+  };
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const wrongMethod = methodNotAllowed(request);
+    if (wrongMethod) throw wrongMethod;
     const error = new NotFound();
     request.errorCode = error.code;
     reply.code(404).header('x-service-error-code', error.code);
     return { detail: 'Not Found' };
-  });
+  };
+  app.setNotFoundHandler(async (request, reply) => notFound(request, reply));
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -16,7 +16,7 @@ export interface TcpProxy {
   /**
    * Arms a cut: once a connection has sent `first` and then `then` (default: `first`) towards the
    * dependency, those bytes are delivered, the dependency's answer is never relayed, and every
-   * connection is cut as by cut(). Resolves when it fires.
+   * connection is cut as by cut(). Resolves when it fires; restore() disarms it.
    */
   cutAfter(first: string, then?: string): Promise<void>;
   restore(): void;
@@ -84,6 +84,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     restore() {
       cut = false;
+      armed = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {
