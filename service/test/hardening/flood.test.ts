@@ -5,30 +5,21 @@
  * readable after the whole body was sent. The Idempotency-Key replay still holds for admitted calls.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { AccountsGate } from '../../src/accounts/gate.js';
 import type { Metrics } from '../../src/http/metrics.js';
-import { testEnv, type TestEnv } from '../accounts/helpers.js';
-import { testAppWithAccounts, type AccountsTestApp } from '../helpers/app.js';
+import { listeningAppWithAccounts, type AccountsTestApp } from '../helpers/app.js';
 import { exchange } from '../helpers/raw-http.js';
 
-let env: TestEnv;
 let served: AccountsTestApp;
 let gate: AccountsGate;
 let port: number;
 
 before(async () => {
-  env = await testEnv('sqlite');
-  served = await testAppWithAccounts({ STRUCTQA_DATA_DIR: env.config.dataDir });
+  ({ port, ...served } = await listeningAppWithAccounts());
   gate = served.gate;
-  await served.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (served.app.server.address() as AddressInfo).port;
 });
-after(async () => {
-  await served.close();
-  await env.cleanup();
-});
+after(() => served.close());
 
 const parsed = async (metrics: Metrics) => (await metrics.bodiesParsed.get()).values[0]?.value ?? 0;
 

@@ -7,36 +7,24 @@
  * at the bounds.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { AccountsGate } from '../../src/accounts/gate.js';
 import { parserError } from '../../src/http/protocol-errors.js';
 import { adminRoutes } from '../../src/http/routes/admin.js';
-import { testEnv, type TestEnv } from '../accounts/helpers.js';
-import { testAppWithAccounts, type AccountsTestApp } from '../helpers/app.js';
+import { listeningAppWithAccounts, type AccountsTestApp } from '../helpers/app.js';
 import { exchange, type RawResponse } from '../helpers/raw-http.js';
 
 const LINGER = { STRUCTQA_LINGER_TIME_MS: '3000', STRUCTQA_LINGER_TIMEOUT_MS: '1000', STRUCTQA_LINGER_MAX_BYTES: String(32 * 1024 * 1024) };
 
-let env: TestEnv;
 let served: AccountsTestApp;
-let gate: AccountsGate;
 let port: number;
 let key: string;
 
 before(async () => {
-  env = await testEnv('sqlite');
-  served = await testAppWithAccounts({ STRUCTQA_DATA_DIR: env.config.dataDir, ...LINGER }, (g) => [(app) => adminRoutes(app, { gate: g, adminToken: 'admin-token-of-the-protocol-test' })]);
-  gate = served.gate;
-  await served.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (served.app.server.address() as AddressInfo).port;
-  key = (await gate.createKey('protocol', { create: true })).key;
+  ({ port, ...served } = await listeningAppWithAccounts(LINGER, (g) => [(app) => adminRoutes(app, { gate: g, adminToken: 'admin-token-of-the-protocol-test' })]));
+  key = (await served.gate.createKey('protocol', { create: true })).key;
 });
-after(async () => {
-  await served.close();
-  await env.cleanup();
-});
+after(() => served.close());
 
 /** The contract on an error response: status, fine code, JSON error body, both request-id headers. */
 function assertContract(res: RawResponse, status: number, code: string, what: string, errorType = code): void {

@@ -1,4 +1,8 @@
 /** Build the real app (real engine on the fixture checkpoints) around a given gate, without listening. */
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createGate, type AccountsGate } from '../../src/accounts/gate.js';
 import type { Gate } from '../../src/accounts/types.js';
@@ -60,6 +64,24 @@ export async function testAppWithAccounts(
     close: async () => {
       await served.close();
       await gate.close();
+    },
+  };
+}
+
+/** The real app around a real accounts gate on a fresh SQLite file, listening on a loopback port (raw-socket tests). */
+export async function listeningAppWithAccounts(
+  env: Record<string, string> = {},
+  plugins?: (gate: AccountsGate) => ((app: FastifyInstance) => Promise<void>)[],
+): Promise<AccountsTestApp & { port: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqa-live-'));
+  const served = await testAppWithAccounts({ STRUCTQA_DATA_DIR: dir, ...env }, plugins);
+  await served.app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    ...served,
+    port: (served.app.server.address() as AddressInfo).port,
+    close: async () => {
+      await served.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
