@@ -64,6 +64,7 @@ export function rawErrorResponse(error: ServiceError, requestId: string): string
     'x-typesafe-request-id': requestId,
     'x-service-error-code': error.code,
     ...error.headers,
+    date: new Date().toUTCString(),
     connection: 'close',
   };
   const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
