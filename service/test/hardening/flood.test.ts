@@ -5,6 +5,7 @@
  * readable after the whole body was sent. The Idempotency-Key replay still holds for admitted calls.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import type { AccountsGate } from '../../src/accounts/gate.js';
 import type { Metrics } from '../../src/http/metrics.js';
@@ -82,4 +83,27 @@ test('the Idempotency-Key replay still holds for admitted calls (and a replay is
   assert.equal(other.status, 400);
   assert.equal(other.headers['x-service-error-code'], 'idempotency_key_reused');
   assert.equal((await gate.totals({ accountId: account.id })).records, 1);
+});
+
+test('a connection that ends while its slot is being taken gives the slot back', async () => {
+  const { key } = await gate.createKey('ended', { create: true, limits: { inFlight: 1 } });
+  const arrive = gate.arrive!.bind(gate);
+  // the slot taken slowly (as over a Redis round trip), the client gone meanwhile
+  gate.arrive = async (account) => {
+    await new Promise((r) => setTimeout(r, 300));
+    return arrive(account);
+  };
+  try {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(`POST /v1/systemone HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: 10\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 50));
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 500));
+  } finally {
+    gate.arrive = arrive;
+  }
+  const body = JSON.stringify({ state: 'The parcel is late.', questions: { q: { type: 'noul' } } });
+  const res = await call(key, body);
+  assert.equal(res.status, 200, res.raw.slice(0, 300));
 });

@@ -51,10 +51,15 @@ export async function systemOneRoutes(
         request.timing.mark('receive');
         request.account = await gate.authenticate(request.headers.authorization);
         if (gate.arrive) {
-          const arrival = await gate.arrive(request.account);
-          request.arrival = arrival;
-          // Freed when the exchange ends, unless the call's entry took it over (then settling the call frees it).
-          reply.raw.once('close', () => void arrival.leave());
+          // Freed when the exchange ends, unless the call's entry took it over (then settling the call
+          // frees it) — also when it ended while the slot was being taken (a Redis round trip).
+          let ended = false;
+          reply.raw.once('close', () => {
+            ended = true;
+            void request.arrival?.leave();
+          });
+          request.arrival = await gate.arrive(request.account);
+          if (ended) void request.arrival.leave();
         }
         request.timing.mark('auth'); // the key, and the slot and request rate it is counted against
       },
