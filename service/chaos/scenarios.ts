@@ -662,6 +662,11 @@ export async function outside(ctx: ChaosContext): Promise<ScenarioResult> {
   for (const [status, n] of served) tally.statuses.set(`schemathesis ${status}`, n);
   tally.requests += total;
   checks.push(check(`schemathesis from /openapi.json: ${total} requests, no failure of its checks nor of the contract's headers`, st === 0, served.map(([k, v]) => `${k}:${v}`).join(' ') + (st === 0 ? '' : ` (exit ${st}: its report is in the log above)`)));
+  // Nothing the fuzzers did may hold on to the account's in-flight slots (leases in Redis): a call is answered.
+  await sleep(500);
+  const after2 = await systemOne(ctx.server.url, key, { state: STATE, questions: noul(1) });
+  tally.record(after2, 'after the fuzzers');
+  checks.push(check("afterwards the fuzzers' account is answered (no in-flight slot left held)", after2.status === 200, `${after2.status} ${after2.text?.slice(0, 120) ?? after2.error}`));
   return { name: 'outside fuzzers (radamsa raw requests, schemathesis)', tally, seconds: (performance.now() - started) / 1000, checks };
 }
 
