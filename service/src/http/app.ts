@@ -49,10 +49,9 @@ const MEDIA_TYPE = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;.*)?$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
-  // Requests refused before any route answer like every other error (http/protocol-errors.ts).
-  let log: () => FastifyBaseLogger = () => deps.loggerInstance!;
-  const app = Fastify({
-    clientErrorHandler: clientErrorHandler({ log: () => log(), metrics, linger: config.linger, maxHeaderBytes: http.maxHeaderSize, bodyLimitBytes: config.bodyLimitBytes }),
+  const app: FastifyInstance = Fastify({
+    // Requests refused before any route answer like every other error (http/protocol-errors.ts).
+    clientErrorHandler: clientErrorHandler({ log: () => app.log, metrics, linger: config.linger, maxHeaderBytes: http.maxHeaderSize, bodyLimitBytes: config.bodyLimitBytes }),
     frameworkErrors: frameworkErrorHandler,
     // Node's own Host check answers a bare 400; the onRequest hook below answers it with the contract's headers.
     http: { requireHostHeader: false },
@@ -68,8 +67,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
     },
   });
-
-  log = () => app.log;
 
   // The moment a request reaches JavaScript, before Fastify routes it: the start of its Server-Timing.
   app.server.prependListener('request', (raw) => requestArrivals.set(raw, performance.now()));
