@@ -19,23 +19,17 @@ import { sourceShape } from './source-json.js';
 
 export type Label = string | number | boolean;
 
-/** A number label's JSON source text when the body kept it (engine/source-json.ts), else its value's. */
-function numberText(label: number, source: string | undefined): string {
-  return pythonNumber(label, source);
-}
+// `source`: a number label's JSON text when the body kept it (engine/source-json.ts).
 
 /** Python's `str(label)`: the option text laya shows the model. */
 export function labelText(label: Label, source?: string): string {
-  if (typeof label === 'string') return label;
   if (typeof label === 'boolean') return label ? 'True' : 'False';
-  return numberText(label, source);
+  return typeof label === 'string' ? label : pythonNumber(label, source);
 }
 
-/** The label as `json.dumps` writes a dict key: the answer's key for this option. */
+/** The label as `json.dumps` writes a dict key: the answer's key for this option ("true", not "True"). */
 export function labelKey(label: Label, source?: string): string {
-  if (typeof label === 'string') return label;
-  if (typeof label === 'boolean') return label ? 'true' : 'false';
-  return numberText(label, source);
+  return typeof label === 'boolean' ? String(label) : labelText(label, source);
 }
 
 /**
@@ -46,7 +40,7 @@ export function labelKey(label: Label, source?: string): string {
 function pythonValue(label: Label, source?: string): string {
   if (typeof label === 'string') return `s${label}`;
   if (typeof label === 'boolean') return `n${label ? 1 : 0}`;
-  const text = numberText(label, source);
+  const text = pythonNumber(label, source);
   if (/^-?\d+$/.test(text)) return `n${BigInt(text)}`;
   return Number.isInteger(label) ? `n${BigInt(label)}` : `f${label}`;
 }
@@ -113,7 +107,7 @@ export type ChoiceValue = string | number | boolean | PythonNumber;
 /** The label as laya's answer carries it in `choice`: the value itself, in Python's number form. */
 function choiceValue(label: Label, source: string | undefined): ChoiceValue {
   if (typeof label !== 'number') return label;
-  const text = numberText(label, source);
+  const text = pythonNumber(label, source);
   return text === JSON.stringify(label) ? label : new PythonNumber(text);
 }
 
