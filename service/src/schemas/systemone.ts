@@ -51,7 +51,7 @@ const Content = Type.Union([Type.String(), Type.Object({}, { additionalPropertie
 const Instructions = Type.Optional(Content);
 
 /** A score level: a description, or (laya's form) a bare number or boolean, rendered and echoed as laya does. */
-const Level = Type.Union([Type.String(), Type.Object({}, { additionalProperties: true }), Type.Array(Type.Unknown()), Type.Null(), Type.Number(), Type.Boolean()], {
+const Level = Type.Union([...Content.anyOf, Type.Number(), Type.Boolean()], {
   description:
     "Text, or a JSON object/array rendered as compact JSON for the model. Also laya's form: a number or boolean, " +
     'which the model reads and the legend echoes as laya writes it (3 → "3", 3.0 → "3.0", true → "true").',
