@@ -134,13 +134,12 @@ export function sourceBodies(count: number, seed: number): string[] {
   return out;
 }
 
-
 /**
  * Request bodies in laya's own forms, mixed with ordinary ones: choice criteria as a list of labels
  * (words in the given scripts, numbers in Python's forms — 3.0, -0.0, 1e16, 1E5, 2.50, a 20-digit
  * integer — and booleans) and score levels given as bare numbers or booleans among text levels. No two
  * labels of one question are equal as Python compares them or share an answer key (laya refuses the
- * first, the service both); `layaFormRefusals` covers those.
+ * first, the service both); `LAYA_FORM_EDGES` covers those.
  */
 export function layaFormBodies(count: number, seed: number, scripts: string[], mask: string): string[] {
   const r = rng(seed);
@@ -168,7 +167,7 @@ export function layaFormBodies(count: number, seed: number, scripts: string[], m
       const instructions = str(Array.from({ length: int(1, 8) }, word).join(' '));
       if (type === 'choice') {
         const n = r() < 0.2 ? int(11, 30) : int(2, 8);
-        const labels = new Map<string, string>(); // dedup by JSON text: the pools never collide otherwise
+        const labels = new Set<string>(); // dedup by JSON text: the pools never collide otherwise
         let usedFalse = false;
         while (labels.size < n) {
           const x = r();
@@ -183,13 +182,13 @@ export function layaFormBodies(count: number, seed: number, scripts: string[], m
             if (usedFalse) continue;
             usedFalse = true;
           }
-          labels.set(label, label);
+          labels.add(label);
         }
         if (r() < 0.3) {
           // a list as plain names, no numbers: the form a Laya user sends most
           questions.push(`${str(`q${q}`)}: {"type": "choice", "instructions": ${instructions}, "criteria": [${[...new Set(Array.from({ length: n }, () => str(pick(words()))))].concat(['"other"']).join(', ')}]}`);
         } else {
-          questions.push(`${str(`q${q}`)}: {"type": "choice", "instructions": ${n > 10 ? str(pick(ENGLISH)) : instructions}, "criteria": [${[...labels.keys()].join(', ')}]}`);
+          questions.push(`${str(`q${q}`)}: {"type": "choice", "instructions": ${n > 10 ? str(pick(ENGLISH)) : instructions}, "criteria": [${[...labels].join(', ')}]}`);
         }
       } else if (type === 'score') {
         const levels = Array.from({ length: int(2, 10) }, () => {
