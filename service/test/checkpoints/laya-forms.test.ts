@@ -9,18 +9,19 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { answeredJson } from '../../src/engine/labels.js';
 import { readManifest } from '../../src/engine/manifest.js';
 import { parseSourceJson } from '../../src/engine/source-json.js';
-import { TRAINING_DIR } from '../../src/checkpoints/import.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { engineServing } from '../helpers/checkpoints.js';
 import { importedCheckpoint, importPython, LAYA_CACHE, layaCheckpoint, layaReference, runReference, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
 import { LAYA_FORM_EDGES, layaFormBodies, SCRIPTS, type Request } from '../helpers/requests.js';
 
 const TOLERANCE = 1e-4;
+const SYSTEM_ONE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../training/laya/system_one.py');
 
 /** laya's `system_one` on each body: its server's answer text, or its refusal. */
 interface LayaServed {
@@ -31,7 +32,7 @@ interface LayaServed {
 }
 
 function layaSystemOne(src: string, bodies: string[]): LayaServed[] {
-  return runReference(path.join(TRAINING_DIR, 'laya', 'system_one.py'), src, JSON.stringify(bodies), LAYA_CACHE) as LayaServed[];
+  return runReference(SYSTEM_ONE, src, JSON.stringify(bodies), LAYA_CACHE) as LayaServed[];
 }
 
 interface LayaAnswerJson {
