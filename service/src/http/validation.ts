@@ -7,6 +7,7 @@ import { DISTINCT_LABELS } from '../schemas/systemone.js';
 
 export interface AjvError {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
@@ -88,12 +89,34 @@ function withQuestionTag(loc: (string | number)[], body: unknown): (string | num
   return [...loc.slice(0, 3), type, ...loc.slice(3)];
 }
 
+/**
+ * An anyOf failure comes with each branch's own errors. When exactly one branch takes the value's JSON
+ * type (a map for a choice's criteria given as a map), its errors are the ones to report ("at least 2
+ * items"); otherwise the union's own error, which names the types it takes. Outermost unions first.
+ */
+function resolveUnions(errors: AjvError[]): Set<AjvError> {
+  const dropped = new Set<AjvError>();
+  const unions = errors.filter((e) => e.keyword === 'anyOf' && e.schemaPath).sort((a, b) => a.schemaPath!.length - b.schemaPath!.length);
+  for (const union of unions) {
+    if (dropped.has(union)) continue;
+    const branches = new Map<string, AjvError[]>();
+    for (const e of errors) {
+      const rest = e.schemaPath?.startsWith(`${union.schemaPath}/`) ? e.schemaPath.slice(union.schemaPath!.length + 1) : undefined;
+      const branch = rest?.split('/')[0];
+      if (branch !== undefined) branches.set(branch, [...(branches.get(branch) ?? []), e]);
+    }
+    const typed = [...branches.values()].filter((es) => !es.some((e) => e.keyword === 'type' && e.instancePath === union.instancePath));
+    const keep = typed.length === 1 ? typed[0]! : [];
+    if (keep.length > 0) dropped.add(union);
+    for (const es of branches.values()) for (const e of es) if (!keep.includes(e)) dropped.add(e);
+  }
+  return dropped;
+}
+
 export function toIssues(errors: AjvError[], body?: unknown): ValidationIssue[] {
-  // An anyOf failure also reports each branch's failure at the same path: keep only the anyOf.
-  const unions = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const dropped = resolveUnions(errors);
   // A propertyNames failure also reports the name's own failure: keep only the propertyNames one.
-  // An if/then/else failure is reported by its branch; the `if` error itself only says which one failed.
-  const kept = errors.filter((e) => (e.keyword === 'anyOf' || !unions.has(e.instancePath)) && e.propertyName === undefined && e.keyword !== 'if');
+  const kept = errors.filter((e) => !dropped.has(e) && e.propertyName === undefined);
   const issues = kept.map((error) => {
     // a union's message names the types of its branches (their `type` errors at the same path)
     const branchTypes = error.keyword === 'anyOf'

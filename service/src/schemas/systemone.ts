@@ -98,12 +98,9 @@ export const ChoiceQuestion = Type.Object(
   {
     type: Type.Literal('choice'),
     instructions: Instructions,
-    // if/then/else rather than anyOf: a map keeps exactly the errors it had before the list form (a
-    // too-short map is "at least 2 items", not "does not match any schema"), a list gets the list's.
-    criteria: Type.Unsafe<Static<typeof CriteriaMap> | Static<typeof CriteriaList>>({
-      if: { type: 'array' },
-      then: CriteriaList,
-      else: CriteriaMap,
+    // A map keeps exactly the 422 it had before the list form: a union's error is its branch of the
+    // value's JSON type (http/validation.ts), so a too-short map is still "at least 2 items".
+    criteria: Type.Union([CriteriaMap, CriteriaList], {
       description: 'Option name → description, or (laya\'s list form) a list of option names.',
     }),
   },
