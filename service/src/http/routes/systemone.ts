@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Account, Arrival, Gate } from '../../accounts/types.js';
 import type { Config } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
+import { answeredJson } from '../../engine/labels.js';
 import { CallTiming } from '../../engine/timing.js';
 import type { Question } from '../../engine/render.js';
 import { ClientGone } from '../../engine/batcher.js';
@@ -110,7 +111,7 @@ export async function systemOneRoutes(
         try {
           if (gone.signal.aborted) throw new ClientGone();
           const answered = await engine.answer(prepared, { signal: gone.signal, route, timing });
-          const payload = JSON.stringify(answered);
+          const payload = answeredJson(answered); // laya-form number labels in Python's number form (engine/labels.ts)
           timing.mark('answer');
           await admission.commit({
             requestId: request.id,
