@@ -24,6 +24,13 @@ export interface Config {
   bodyLimitBytes: number;
   /** Arrays and objects nested deeper than this in a body are refused (422 invalid_request with `loc`). */
   maxNestingDepth: number;
+  /**
+   * Lingering close (http/linger.ts): a response sent while its request is still arriving (a 413, a 429
+   * or 401 decided from the headers, a 431) is followed by reading and discarding what the client still
+   * sends, so that it reads the answer instead of a reset, for at most `timeMs` in all, `idleMs` between
+   * bytes and `maxBytes`; then the connection closes.
+   */
+  linger: { timeMs: number; idleMs: number; maxBytes: number };
   logLevel: string;
   /** How long graceful shutdown waits for in-flight calls, ms. */
   shutdownGraceMs: number;
@@ -164,6 +171,12 @@ export interface Config {
      * slots of a replica that died are free again within one lease (ms).
      */
     slotLeaseMs: number;
+    /**
+     * How long after it arrived a call may still wait for the database, when the acknowledgement of its
+     * usage record was lost, to learn whether the record was written (then it is answered 200) or not
+     * (then it is written again); past this it is answered 503 (ms; below the clients' 10 s attempt timeout).
+     */
+    callBudgetMs: number;
   };
 }
 
@@ -226,6 +239,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     bodyLimitBytes: int(env, 'STRUCTQA_BODY_LIMIT_BYTES', 1024 * 1024),
     maxNestingDepth: int(env, 'STRUCTQA_MAX_NESTING_DEPTH', 64),
+    linger: {
+      timeMs: int(env, 'STRUCTQA_LINGER_TIME_MS', 30_000),
+      idleMs: int(env, 'STRUCTQA_LINGER_TIMEOUT_MS', 5000),
+      maxBytes: int(env, 'STRUCTQA_LINGER_MAX_BYTES', 64 * 1024 * 1024),
+    },
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     shutdownGraceMs: int(env, 'STRUCTQA_SHUTDOWN_GRACE_MS', 30_000),
     models: {
@@ -291,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
       redisTimeoutMs: int(env, 'STRUCTQA_REDIS_TIMEOUT_MS', 250),
       reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 15_000),
       slotLeaseMs: int(env, 'STRUCTQA_SLOT_LEASE_MS', 5000),
+      callBudgetMs: int(env, 'STRUCTQA_CALL_BUDGET_MS', 9000),
     },
   };
 }

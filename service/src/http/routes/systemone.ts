@@ -1,11 +1,13 @@
 /**
- * POST /v1/systemone. Order of checks: key (403/401) → body (422/413) → question count (413) →
- * Idempotency-Key (422) → readiness (529) → in-flight slot and request rate (429; before any text
- * work) → model name (400) → state and cap (413) → token rate and allowance (429/402) → queue (529)
- * → answer. Exactly one usage record per answered call; none for a rejected or abandoned one.
+ * POST /v1/systemone. Order of checks: key (403/401) → in-flight slot and request rate (429; from
+ * the key alone, before the body is read: a caller over its limits costs only the bytes it sends) →
+ * body (422/413) → question count (413) → Idempotency-Key (422) → readiness (529) → replay, and the
+ * metered text work of an oversized body (429; before any text work) → model name (400) → state and
+ * cap (413) → token rate and allowance (429/402) → queue (529) → answer. Exactly one usage record per
+ * answered call; none for a rejected or abandoned one.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Account, Gate } from '../../accounts/types.js';
+import type { Account, Arrival, Gate } from '../../accounts/types.js';
 import type { Config } from '../../config.js';
 import type { Engine } from '../../engine/engine.js';
 import { answeredJson } from '../../engine/labels.js';
@@ -22,6 +24,8 @@ import { requestArrivals } from '../request-arrivals.js';
 declare module 'fastify' {
   interface FastifyRequest {
     account?: Account;
+    /** The call's slot and request, counted from its key before its body was read. */
+    arrival?: Arrival;
     timing?: CallTiming;
   }
 }
@@ -43,11 +47,22 @@ export async function systemOneRoutes(
         response: { 200: SystemOneResponse, ...errorResponses([400, 401, 402, 403, 413, 422, 429, 500, 529]) },
       },
       // Authentication comes first: a call without a valid key learns nothing about its body.
-      onRequest: async (request) => {
+      onRequest: async (request, reply) => {
         request.timing = new CallTiming(requestArrivals.get(request.raw));
         request.timing.mark('receive');
         request.account = await gate.authenticate(request.headers.authorization);
-        request.timing.mark('auth');
+        if (gate.arrive) {
+          // Freed when the exchange ends, unless the call's entry took it over (then settling the call
+          // frees it) — also when it ended while the slot was being taken (a Redis round trip).
+          let ended = false;
+          reply.raw.once('close', () => {
+            ended = true;
+            void request.arrival?.leave();
+          });
+          request.arrival = await gate.arrive(request.account);
+          if (ended) void request.arrival.leave();
+        }
+        request.timing.mark('auth'); // the key, and the slot and request rate it is counted against
       },
     },
     async (request, reply) => {
@@ -69,7 +84,12 @@ export async function systemOneRoutes(
         engine.assertReady();
         // Admission before any text work: a replay, the in-flight slot and the request rate are settled
         // before language detection and tokenizing, so a flood of large states is limited like any other.
-        const entry = await gate.enter(request.account!, { idempotencyKey: key, requestHash: request.bodyHash, textWorkTokens: textWorkTokens(request.bodyChars ?? 0) });
+        const entry = await gate.enter(request.account!, {
+          idempotencyKey: key,
+          requestHash: request.bodyHash,
+          textWorkTokens: textWorkTokens(request.bodyChars ?? 0),
+          arrival: request.arrival,
+        });
         const sendReplay = (replay: { status: number; body: string }) =>
           reply.code(replay.status as 200).type('application/json; charset=utf-8').header('x-idempotent-replay', 'true').send(replay.body);
         if (entry.replay) return sendReplay(entry.replay);

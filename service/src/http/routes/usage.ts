@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountsGate } from '../../accounts/gate.js';
 import { InvalidRequest } from '../../errors.js';
+import { errorResponses } from '../../schemas/systemone.js';
 import { USAGE_PAGE_HEADERS, USAGE_PAGE_HTML } from '../usage-page/page.js';
 
 export type UsageGate = Pick<AccountsGate, 'authenticate' | 'usage'>;
@@ -71,8 +72,8 @@ export async function usageRoutes(app: FastifyInstance, opts: { gate: UsageGate 
         summary: "The caller's monthly allowance and usage",
         operationId: 'usage_v1_usage_get',
         security: [{ HTTPBearer: [] }],
-        querystring: { type: 'object', properties: { month: { type: 'string', description: 'YYYY-MM (UTC); default: this month' } } },
-        response: { 200: UsageReportSchema },
+        querystring: { type: 'object', properties: { month: { type: 'string', description: 'YYYY-MM (UTC), from 1970-01 (422 otherwise); default: this month' } } },
+        response: { 200: UsageReportSchema, ...errorResponses([401, 403, 422, 503]) },
       },
     },
     async (request, reply) => {
