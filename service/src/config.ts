@@ -134,6 +134,16 @@ export interface Config {
     /** Python that runs `structqa models import` (training/requirements-import.txt installed). */
     importPython: string;
   };
+  /** The MCP endpoint (docs/mcp.md). */
+  mcp: {
+    /** Serve POST /mcp (STRUCTQA_MCP, default on). */
+    enabled: boolean;
+    /**
+     * Browser origins allowed to call /mcp besides this machine's own (http(s)://localhost, 127.0.0.1,
+     * [::1], any port): a request whose Origin is anything else is refused before its key is read.
+     */
+    allowedOrigins: string[];
+  };
   accounts: {
     databaseUrl?: string;
     sqlitePath: string;
@@ -273,6 +283,10 @@ export function loadConfig(env: Env = process.env): Config {
       endpoint: str(env, 'STRUCTQA_HUB_ENDPOINT') ?? 'https://huggingface.co',
       token: str(env, 'HF_TOKEN'),
       importPython: str(env, 'STRUCTQA_IMPORT_PYTHON') ?? 'python3',
+    },
+    mcp: {
+      enabled: bool(env, 'STRUCTQA_MCP', true),
+      allowedOrigins: (str(env, 'STRUCTQA_MCP_ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),

@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { registerAccountCommands } from './keys.js';
 import { registerCheckpointCommands } from './checkpoints.js';
+import { registerMcpCommand } from './mcp.js';
 import { registerMigrateCommand } from './migrate.js';
 import { serve } from './serve.js';
 
@@ -24,5 +25,6 @@ program
 registerAccountCommands(program, config);
 registerCheckpointCommands(program, config);
 registerMigrateCommand(program, config);
+registerMcpCommand(program, config);
 
 await program.parseAsync(process.argv);
