@@ -192,6 +192,11 @@ function str(env: Env, name: string): string | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
+/** A comma-separated list (empty when unset). */
+function list(env: Env, name: string): string[] {
+  return (str(env, name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = str(env, name);
   if (raw === undefined) return fallback;
@@ -224,7 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
   const threads = int(env, 'STRUCTQA_THREADS', usableCores());
   const lanes = int(env, 'STRUCTQA_LANES', Math.min(2, threads));
   if (threads < 1 || lanes < 1) throw new Error(`STRUCTQA_THREADS and STRUCTQA_LANES must be at least 1, got ${threads} and ${lanes}`);
-  const int8 = new Set((str(env, 'STRUCTQA_INT8') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const int8 = new Set(list(env, 'STRUCTQA_INT8'));
   const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? defaultCheckpointDir(ENGLISH_CHECKPOINT, 'fixture-en'));
   const multilingualDir = path.resolve(
     modelsDir,
@@ -286,7 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mcp: {
       enabled: bool(env, 'STRUCTQA_MCP', true),
-      allowedOrigins: (str(env, 'STRUCTQA_MCP_ALLOWED_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      allowedOrigins: list(env, 'STRUCTQA_MCP_ALLOWED_ORIGINS'),
     },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),

@@ -117,7 +117,7 @@ function stateTooLongAdvice(d: Detail): string {
   const rooms = Object.entries(questions).map(([name, q]) => ({ name, room: Number((q as Detail).room), overflow: Number((q as Detail).overflow) }));
   const none = rooms.filter((q) => q.room <= 0).map((q) => q.name);
   if (none.length > 0) {
-    return `Nothing was charged. Question(s) ${none.join(', ')} leave no room for any state: shorten their instructions or options (or ask them in a call of their own with fewer options).`;
+    return `Nothing was charged. Question(s) ${none.join(', ')} leave no room for any state: shorten their instructions or options.`;
   }
   const room = Math.min(...rooms.map((q) => q.room));
   const stateTokens = Number(d.state_tokens);

@@ -49,7 +49,7 @@ describe('tools', () => {
     const [systemOne, listModels, usage] = tools;
     assert.deepEqual(systemOne!.inputSchema, plain(SystemOneRequest));
     assert.deepEqual(usage!.inputSchema, plain(UsageQuery));
-    assert.deepEqual((listModels!.outputSchema as { anyOf: unknown[] }).anyOf[0], plain(ModelList));
+    assert.deepEqual((listModels!.outputSchema as unknown as { anyOf: unknown[] }).anyOf[0], plain(ModelList));
     // the description a model reads: the types, the limits, what to do on refusals, every model name
     const text = systemOne!.description!;
     for (const part of ['noul', 'choice', 'score', 'at most 32 questions', 'state_too_long', 'split the state', 'rate_limited', 'allowance_exhausted']) assert.ok(text.includes(part), part);
@@ -225,7 +225,7 @@ describe('HTTP', () => {
     assert.equal(evil.headers.get('x-service-error-code'), 'forbidden');
     assert.equal((await post('http://localhost:3000')).status, 200);
     assert.equal((await post('http://[::1]')).status, 200);
-    const allowing = await serve({ start: false, env: { STRUCTQA_MCP_ALLOWED_ORIGINS: 'https://agents.example.com' } });
+    const allowing = await serve({ start: false, env: { STRUCTQA_MCP_ALLOWED_ORIGINS: 'https://agents.example.com, https://other.example.com' } });
     try {
       const a = await allowing.account();
       const ok = await fetch(new URL('/mcp', allowing.url), {
@@ -260,5 +260,16 @@ describe('HTTP', () => {
     });
     assert.equal(big.status, 413);
     assert.equal(big.headers.get('x-service-error-code'), 'payload_too_large');
+  });
+
+  test('STRUCTQA_MCP=0: no endpoint', async () => {
+    const off = await serve({ start: false, env: { STRUCTQA_MCP: '0' } });
+    try {
+      const a = await off.account();
+      const res = await fetch(new URL('/mcp', off.url), { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(res.status, 404);
+    } finally {
+      await off.close();
+    }
   });
 });
