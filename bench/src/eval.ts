@@ -5,37 +5,42 @@
  * connection errors while honouring `retry-after-ms`, then prints accuracy (micro, macro over tasks,
  * per type), noul ROC AUC, ECE, Brier, latency percentiles and the worst tasks, the same figures per
  * domain, per language and English vs. the rest, and writes OUT/results.json (every case's prediction)
- * and OUT/reliability.png.
+ * and OUT/reliability.png. With --baseline it compares the run with an earlier results.json case by
+ * case (baseline.ts), and --fail-on turns a drop beyond its interval into exit status 3.
  *
  *   npm run eval -- [--suite FILE|DIR …] --url URL [--key KEY] [--model legacy-latest]
  *                   [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]
+ *                   [--baseline OLD/results.json [--fail-on SPEC …] [--bootstrap 2000] [--seed 1]]
+ *   npm run eval -- --results NEW/results.json --baseline OLD/results.json [--fail-on SPEC …]
  *
  * Without --suite it evaluates the hand-written set (every .jsonl under eval/handwritten).
  * The key defaults to $SERVICE_API_KEY. Relative paths are taken from the directory npm was started
  * in ($INIT_CWD), so `npm run eval` from the repository root and from bench/ read the same files.
  * Exit status: 0 when every case was answered, 1 when some failed (outputs are still written), 2 on
- * bad arguments.
+ * bad arguments, 3 when a --fail-on gate tripped. --help prints the usage (USAGE below).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadSuite, QUESTION_TYPES, type EvalCase, type QuestionType } from './cases.js';
+import { loadSuite, QUESTION_TYPES, type EvalCase, type QuestionType } from '../../service/src/quality/cases.js';
 import {
   accuracy,
   argmax,
   brier,
   ece,
   groupBy,
+  logLossCase,
   macroAccuracy,
   mean,
   microAccuracy,
   percentile,
   rocAuc,
-} from './metrics.js';
+} from '../../service/src/quality/metrics.js';
 import { contrastivePairs, PAIR_JACCARD } from './pairs.js';
-import { reliabilityPng, TYPE_COLOURS } from './reliability.js';
+import { reliabilityPng, TYPE_COLOURS } from '../../service/src/quality/reliability.js';
 import { retryDelay } from './retry.js';
+import { checkGates, compareRuns, formatComparison, pairCases, parseGate, type Gate } from './baseline.js';
 
 const BINS = 15;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -179,6 +184,7 @@ export interface TypeReport {
   accuracy: number;
   ece: number;
   brier: number;
+  log_loss: number;
   /** noul only. */
   roc_auc?: number;
   /** score only. */
@@ -208,6 +214,7 @@ export interface Report {
   macro_accuracy: number;
   ece: number;
   brier: number;
+  log_loss: number;
   by_type: Partial<Record<QuestionType, TypeReport>>;
   /** Contrastive noul pairs (pairs.ts) with both cases answered: how often the true case's p is higher (ties ½). */
   noul_pairs?: { pairs: number; accuracy: number };
@@ -221,6 +228,7 @@ export interface Report {
 }
 
 const expectedKey = (r: CaseResult) => String(r.expected);
+const logLoss = (rs: readonly Answered[]) => mean(rs.map((r) => logLossCase(r.probabilities, expectedKey(r))));
 
 export function groupReport(rs: readonly Answered[]): GroupReport {
   const g: GroupReport = { cases: rs.length, accuracy: microAccuracy(rs), ece: ece(rs.map((r) => r.confidence), rs.map((r) => r.correct), BINS) };
@@ -254,6 +262,7 @@ export function buildReport(results: readonly CaseResult[], worst = 5, pairs: re
       accuracy: microAccuracy(rs),
       ece: ece(rs.map((r) => r.confidence), rs.map((r) => r.correct), BINS),
       brier: brier(rs.map((r) => ({ probabilities: r.probabilities, expected: expectedKey(r) }))),
+      log_loss: logLoss(rs),
     };
     if (type === 'noul') t.roc_auc = rocAuc(rs.map((r) => r.noul!), rs.map((r) => r.expected === true));
     if (type === 'score') {
@@ -278,6 +287,7 @@ export function buildReport(results: readonly CaseResult[], worst = 5, pairs: re
     macro_accuracy: macroAccuracy(ok.map((r) => ({ group: r.task, correct: r.correct }))),
     ece: ece(ok.map((r) => r.confidence), ok.map((r) => r.correct), BINS),
     brier: brier(ok.map((r) => ({ probabilities: r.probabilities, expected: expectedKey(r) }))),
+    log_loss: logLoss(ok),
     by_type: byType,
     latency_ms: (() => {
       const l = ok.map((r) => r.latency_ms!);
@@ -307,6 +317,7 @@ export const DEFINITIONS = [
   'confidence: probability of the predicted answer (noul max(p, 1-p); choice/score the top probability).',
   `ECE: sum over ${BINS} equal-width confidence bins [k/${BINS}, (k+1)/${BINS}) of (n_bin/N) * |accuracy_bin - mean confidence_bin|.`,
   'Brier: multi-class, mean over cases of sum over options of (p_k - y_k)^2, y one-hot (0..2; noul = 2*(p-y)^2).',
+  'log-loss: mean over cases of -ln p(expected answer), p floored at 1e-15.',
   'ROC AUC (noul): P(p of a random true case > p of a random false case), ties count 1/2.',
   `noul pairs: nouls of one task with states of word-3-gram Jaccard >= ${PAIR_JACCARD} and opposite answers; share where the true case has the higher p (ties 1/2).`,
   'score "exact (rounded E)": round(sum i*p_i) == expected level; MAE(E) = mean |sum i*p_i - expected|.',
@@ -324,8 +335,9 @@ export function formatReport(r: Report, header: string): string {
   lines.push(`macro accuracy   ${pct(r.macro_accuracy)}   (mean over ${r.tasks} tasks)`);
   lines.push(`ECE (${BINS} bins)    ${num(r.ece)}`);
   lines.push(`Brier            ${num(r.brier)}`);
+  lines.push(`log-loss         ${num(r.log_loss)}`);
   lines.push('');
-  lines.push('type     cases  accuracy    ECE   Brier  other');
+  lines.push('type     cases  accuracy    ECE   Brier  log-loss  other');
   for (const type of QUESTION_TYPES) {
     const t = r.by_type[type];
     if (!t) continue;
@@ -335,7 +347,7 @@ export function formatReport(r: Report, header: string): string {
         : type === 'score'
           ? `exact (rounded E) ${pct(t.exact_rounded_expectation).trim()}, MAE(E) ${num(t.mean_abs_error_expectation)}`
           : '';
-    lines.push(`${type.padEnd(8)} ${String(t.cases).padStart(5)}   ${pct(t.accuracy)}  ${num(t.ece).padStart(5)}  ${num(t.brier).padStart(5)}  ${other}`);
+    lines.push(`${type.padEnd(8)} ${String(t.cases).padStart(5)}   ${pct(t.accuracy)}  ${num(t.ece).padStart(5)}  ${num(t.brier).padStart(5)}  ${num(t.log_loss).padStart(8)}  ${other}`);
   }
   if (r.noul_pairs) lines.push(`noul pairs ${String(r.noul_pairs.pairs).padStart(5)}   ${pct(r.noul_pairs.accuracy)}  true case ranked above its near-twin false case`);
   lines.push('');
@@ -365,43 +377,132 @@ export function formatReport(r: Report, header: string): string {
 
 // ---------------------------------------------------------------- command line
 
+export const USAGE = `usage: npm run eval -- [--suite FILE|DIR …] --url URL [options]      score a running server
+       npm run eval -- --results NEW/results.json --baseline OLD/results.json [--fail-on …]   compare two runs
+
+  --suite FILE|DIR      cases: .toml (jabr style), JSONL, or a folder of them; repeatable (default eval/handwritten)
+  --url URL             the server's base address (POST URL/v1/systemone)
+  --key KEY             API key (default $SERVICE_API_KEY)
+  --model NAME          model in every request (default legacy-latest)
+  --out DIR             where results.json, report.txt, reliability.png (and comparison.*) go (default bench/out/eval-<time>)
+  --concurrency N       requests in flight (default 4)
+  --timeout-ms N        per attempt (default 30000)
+  --retries N           retries of 408, 429, 5xx and connection errors (default 8)
+  --worst N             weakest tasks listed (default 5)
+  --baseline FILE       an earlier run's results.json: compare case by case (accuracy, noul AUC, ECE, Brier,
+                        log-loss; overall, per type, per task) with paired bootstrap intervals
+  --results FILE        take this run from a results.json instead of a server (with --baseline)
+  --fail-on SPEC        with --baseline: exit 3 when a metric drops beyond its interval; repeatable.
+                        SPEC [SCOPE.]METRIC[:AMOUNT]: SCOPE all (default), noul, choice, score, types (each type)
+                        or tasks (each task of 10+ paired cases); METRIC accuracy, auc, ece, brier, log_loss; AMOUNT in the metric's
+                        units (default 0): e.g. accuracy:0.01, types.ece:0.02, noul.auc
+  --bootstrap N         resamples of the intervals (default 2000)
+  --seed N              seed of the resampling (default 1)
+  --help                this text
+
+exit status: 0 every case answered (and every gate passed); 1 some cases failed; 2 bad arguments or an
+unreadable suite or results file; 3 a --fail-on gate tripped`;
+
+/** Bad arguments: one line on stderr, exit 2. */
 function usage(msg: string): never {
-  process.stderr.write(
-    `${msg}\nusage: npm run eval -- [--suite FILE|DIR …] --url URL [--key KEY] [--model legacy-latest] [--out DIR] [--concurrency 4] [--timeout-ms 30000] [--retries 8] [--worst 5]\n`,
-  );
+  process.stderr.write(`npm run eval: ${msg} (--help for usage)\n`);
   process.exit(2);
+}
+
+const OPTIONS = {
+  suite: { type: 'string', multiple: true },
+  url: { type: 'string' },
+  key: { type: 'string' },
+  model: { type: 'string', default: 'legacy-latest' },
+  out: { type: 'string' },
+  concurrency: { type: 'string', default: '4' },
+  'timeout-ms': { type: 'string', default: '30000' },
+  retries: { type: 'string', default: '8' },
+  worst: { type: 'string', default: '5' },
+  baseline: { type: 'string' },
+  results: { type: 'string' },
+  'fail-on': { type: 'string', multiple: true },
+  bootstrap: { type: 'string', default: '2000' },
+  seed: { type: 'string', default: '1' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const int = (name: string, v: string, min: number) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) usage(`--${name} must be an integer >= ${min}`);
+  return n;
+};
+
+function readResults(file: string, what: string): { meta?: Record<string, unknown>; cases: CaseResult[] } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    usage(`cannot read ${what} ${file}: ${(e as Error).message}`);
+  }
+  const cases = (doc as { cases?: unknown })?.cases;
+  if (!Array.isArray(cases)) usage(`${what} ${file} is not an eval results.json (no "cases" list)`);
+  return doc as { meta?: Record<string, unknown>; cases: CaseResult[] };
+}
+
+/** Compares `current` with the baseline, prints and writes the comparison; returns whether a gate tripped. */
+function compareWithBaseline(current: readonly CaseResult[], baselineFile: string, gateSpecs: readonly string[], a: { bootstrap: string; seed: string }, outDir: string | undefined, label: string): boolean {
+  let gates: Gate[];
+  try {
+    gates = gateSpecs.map(parseGate);
+  } catch (e) {
+    usage((e as Error).message);
+  }
+  const baseline = readResults(baselineFile, 'baseline');
+  let pairing;
+  try {
+    pairing = pairCases(baseline.cases, current);
+  } catch (e) {
+    usage((e as Error).message);
+  }
+  if (!pairing.pairs.length) usage(`no case is answered in both ${baselineFile} and this run: not the same suite`);
+  const options = { resamples: int('bootstrap', a.bootstrap, 100), seed: int('seed', a.seed, 0), level: 0.95, eceBins: BINS };
+  const diffs = compareRuns(pairing.pairs, options);
+  const results = checkGates(gates, diffs);
+  const text = formatComparison(pairing, diffs, results, options, `structqa eval comparison — ${label} against the baseline ${baselineFile}`);
+  process.stdout.write(`\n${text}\n`);
+  if (outDir) {
+    fs.mkdirSync(outDir, { recursive: true });
+    const meta = { baseline: baselineFile, ...options, paired: pairing.pairs.length, only_baseline: pairing.onlyOld, only_current: pairing.onlyNew, unanswered: pairing.unanswered };
+    fs.writeFileSync(path.join(outDir, 'comparison.json'), JSON.stringify({ meta, differences: diffs, gates: results }, null, 2) + '\n');
+    fs.writeFileSync(path.join(outDir, 'comparison.txt'), text + '\n');
+    process.stdout.write(`wrote ${path.join(outDir, 'comparison.json')}, comparison.txt\n`);
+  }
+  return results.some((r) => r.tripped.length > 0);
 }
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({
-      options: {
-        suite: { type: 'string', multiple: true },
-        url: { type: 'string' },
-        key: { type: 'string' },
-        model: { type: 'string', default: 'legacy-latest' },
-        out: { type: 'string' },
-        concurrency: { type: 'string', default: '4' },
-        'timeout-ms': { type: 'string', default: '30000' },
-        retries: { type: 'string', default: '8' },
-        worst: { type: 'string', default: '5' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ options: OPTIONS });
   } catch (e) {
-    usage((e as Error).message);
+    usage((e as Error).message.split('\n')[0]!);
   }
   const a = parsed.values;
-  if (a.help) usage('npm run eval: answer quality of a running server');
+  if (a.help) {
+    process.stdout.write(`npm run eval: answer quality of a running server, and a comparison with an earlier run\n${USAGE}\n`);
+    return;
+  }
+  // npm -w runs scripts in bench/; resolve the caller's relative paths against where npm started.
+  const cwd = process.env.INIT_CWD ?? process.cwd();
+  const at = (p: string) => path.resolve(cwd, p);
+  if (a['fail-on']?.length && !a.baseline) usage('--fail-on needs --baseline');
+  if (a.results) {
+    if (!a.baseline) usage('--results needs --baseline (it compares two stored runs)');
+    if (a.url || a.suite?.length) usage('--results takes the run from a file: no --url or --suite');
+    const current = readResults(at(a.results), 'results');
+    const tripped = compareWithBaseline(current.cases, at(a.baseline), a['fail-on'] ?? [], a as { bootstrap: string; seed: string }, a.out ? at(a.out) : undefined, at(a.results));
+    process.exitCode = tripped ? 3 : 0;
+    return;
+  }
   if (!a.url) usage('--url is required');
   const key = a.key ?? process.env.SERVICE_API_KEY;
   if (!key) usage('no API key: pass --key or set SERVICE_API_KEY');
-  const int = (name: string, v: string, min: number) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) usage(`--${name} must be an integer >= ${min}`);
-    return n;
-  };
   const concurrency = int('concurrency', a.concurrency!, 1);
   const opts: ClientOptions = {
     url: a.url.replace(/\/+$/, ''),
@@ -410,11 +511,10 @@ async function main(): Promise<void> {
     timeoutMs: int('timeout-ms', a['timeout-ms']!, 1),
     retries: int('retries', a.retries!, 0),
   };
-  // npm -w runs scripts in bench/; resolve the caller's relative paths against where npm started.
-  const cwd = process.env.INIT_CWD ?? process.cwd();
-  const suites = a.suite?.length ? a.suite.map((s) => path.resolve(cwd, s)) : [HANDWRITTEN_DIR];
+  const suites = a.suite?.length ? a.suite.map(at) : [HANDWRITTEN_DIR];
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const outDir = a.out ? path.resolve(cwd, a.out) : path.resolve(here, '../out', `eval-${stamp}`);
+  const outDir = a.out ? at(a.out) : path.resolve(here, '../out', `eval-${stamp}`);
+  if (a.baseline && !fs.existsSync(at(a.baseline))) usage(`cannot read baseline ${at(a.baseline)}: no such file`);
 
   const cases: EvalCase[] = [];
   for (const file of suites) {
@@ -462,7 +562,8 @@ async function main(): Promise<void> {
   const caption = `${suites.map((s) => path.basename(s)).join(', ')}  MODEL ${opts.model} -> ${Object.keys(report.models).join(', ')}`;
   fs.writeFileSync(path.join(outDir, 'reliability.png'), reliabilityPng(series, BINS, caption));
   process.stdout.write(`\nwrote ${path.join(outDir, 'results.json')}, report.txt, reliability.png\n`);
-  process.exitCode = failed.length ? 1 : 0;
+  const tripped = a.baseline ? compareWithBaseline(results, at(a.baseline), a['fail-on'] ?? [], a as { bootstrap: string; seed: string }, outDir, 'this run') : false;
+  process.exitCode = tripped ? 3 : failed.length ? 1 : 0;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

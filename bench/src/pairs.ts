@@ -4,8 +4,8 @@
  * The share of pairs where the `true` case gets the higher p measures whether a model reads the
  * detail rather than the topic (0.5: it does not). The hand-written set is written in such pairs.
  */
-import type { EvalCase } from './cases.js';
-import { groupBy } from './metrics.js';
+import type { EvalCase } from '../../service/src/quality/cases.js';
+import { groupBy } from '../../service/src/quality/metrics.js';
 
 export const PAIR_JACCARD = 0.6;
 

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { visit } from 'jsonc-parser';
-import { suiteFiles } from './cases.js';
-import { groupBy } from './metrics.js';
+import { suiteFiles } from '../../service/src/quality/cases.js';
+import { groupBy } from '../../service/src/quality/metrics.js';
 
 export const DOMAINS = [
   'agent-trace',

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { loadSuite, suiteFiles, type EvalCase } from '../src/cases.js';
+import { loadSuite, suiteFiles, type EvalCase } from '../../service/src/quality/cases.js';
 import { buildReport, formatReport, type CaseResult, type GroupReport } from '../src/eval.js';
 import { contrastivePairs } from '../src/pairs.js';
 

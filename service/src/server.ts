@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Gate } from './accounts/types.js';
 import type { Config } from './config.js';
-import { Engine } from './engine/engine.js';
+import { Engine, type EngineOptions } from './engine/engine.js';
 import { ensureFixtures } from './fixtures/build.js';
 import { buildApp } from './http/app.js';
 import { isAnswering } from './http/in-handler.js';
@@ -39,6 +39,19 @@ export interface ServiceParts {
 export function createEngine(config: Config, metrics: Metrics): Engine {
   return new Engine({
     checkpoints: config.models.checkpoints,
+    ...engineSettings(config),
+    onBatch: (checkpoint, s) => {
+      metrics.batchRows.observe({ checkpoint }, s.rows);
+      metrics.batchSeconds.observe({ checkpoint }, s.seconds);
+      metrics.modelTokens.inc({ checkpoint, kind: 'real' }, s.realTokens);
+      metrics.modelTokens.inc({ checkpoint, kind: 'padding' }, s.paddedTokens - s.realTokens);
+    },
+  });
+}
+
+/** How the engine runs its checkpoints, from the configuration (the server's, and `models calibrate`'s). */
+export function engineSettings(config: Config): Omit<EngineOptions, 'checkpoints' | 'onBatch'> {
+  return {
     threads: config.engine.threads,
     lanes: config.engine.lanes,
     laneThreads: config.engine.laneThreads,
@@ -56,13 +69,7 @@ export function createEngine(config: Config, metrics: Metrics): Engine {
       maxQueueWaitMs: config.engine.queueMaxWaitMs,
       overloadedRetryMs: config.engine.overloadedRetryMs,
     },
-    onBatch: (checkpoint, s) => {
-      metrics.batchRows.observe({ checkpoint }, s.rows);
-      metrics.batchSeconds.observe({ checkpoint }, s.seconds);
-      metrics.modelTokens.inc({ checkpoint, kind: 'real' }, s.realTokens);
-      metrics.modelTokens.inc({ checkpoint, kind: 'padding' }, s.paddedTokens - s.realTokens);
-    },
-  });
+  };
 }
 
 /** Build the fixture checkpoints the configuration points at, when their folders are missing. */

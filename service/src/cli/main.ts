@@ -2,7 +2,7 @@
  * The `structqa` command line (commander): `serve` (the default, what `npm start` runs), account and
  * key management, fixture checkpoints, and checkpoint checks.
  */
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { registerAccountCommands } from './keys.js';
 import { registerCheckpointCommands } from './checkpoints.js';
@@ -14,6 +14,8 @@ const program = new Command();
 const config = loadConfig();
 
 program.name('structqa').description('Structured question answering service (System One compatible).');
+// commander throws instead of exiting, so that its usage errors (unknown option, missing argument) exit 2 below
+program.exitOverride();
 
 program
   .command('serve', { isDefault: true })
@@ -27,4 +29,10 @@ registerCheckpointCommands(program, config);
 registerMigrateCommand(program, config);
 registerMcpCommand(program, config);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  // commander has printed its one line (or the help, exit 0); bad input exits 2
+  if (!(e instanceof CommanderError)) throw e;
+  process.exitCode = e.exitCode === 1 ? 2 : e.exitCode;
+}

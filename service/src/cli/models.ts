@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { DEFAULT_HUB_ENDPOINT, PullError, pullCheckpoint } from '../checkpoints/pull.js';
 import { importCheckpoint } from '../checkpoints/import.js';
+import { registerCalibrateCommand } from './calibrate.js';
 import path from 'node:path';
 
 type Env = Record<string, string | undefined>;
@@ -151,4 +152,5 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
         process.exitCode = 1;
       }
     });
+  registerCalibrateCommand(models, config, { out, err });
 }

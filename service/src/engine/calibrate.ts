@@ -26,7 +26,11 @@ export function temperatureFor(
   options: number,
   language?: string,
 ): number {
-  const bucket = optionBucket(options);
+  return bucketTemperature(calibration, type, optionBucket(options), language);
+}
+
+/** The temperature of one cell of the table: the language's override, else the default, else 1; clamped. */
+export function bucketTemperature(calibration: Manifest['calibration'], type: QuestionType, bucket: OptionBucket, language?: string): number {
   const override = language ? calibration.by_language?.[language]?.[type]?.[bucket] : undefined;
   return clampTemperature(override ?? calibration.temperature[type]?.[bucket] ?? 1);
 }

@@ -183,25 +183,16 @@ export class Engine {
    */
   async answer(call: PreparedCall, opts: { signal?: AbortSignal; route?: { readonly language?: string }; timing?: CallTiming } = {}): Promise<AnsweredCall> {
     const { checkpoint, laidOut } = call;
-    const { logits, queuedMs, runMs, modelMs } = await checkpoint.batcher.submit(laidOut.rows, opts.signal);
-    opts.timing?.carve('queue', queuedMs);
-    opts.timing?.carve('model', modelMs);
-    opts.timing?.carve('hop', Math.max(0, runMs - modelMs));
+    const logits = await this.logits(call, opts);
     // Question names are data ("__proto__" included): entries, then Object.fromEntries (own properties).
     const answers: [string, Answer][] = [];
     let outputTokens = 0;
     // The state's language is only worth detecting when the checkpoint calibrates by language.
     const language = checkpoint.manifest.calibration.by_language ? opts.route?.language : undefined;
-    let row = 0;
     call.names.forEach((name, i) => {
       const head = laidOut.heads[i]!;
       const t = temperatureFor(checkpoint.manifest.calibration, head.type, head.keys.length, language);
-      // A split choice question's rows hold contiguous groups of its options in order: their logits,
-      // joined, are the question's logits in marker order, normalised together.
-      const count = laidOut.rowsPerQuestion[i]!;
-      const questionLogits = count === 1 ? logits[row]! : logits.slice(row, row + count).flatMap((l) => Array.from(l));
-      row += count;
-      const p = softmax(questionLogits, t);
+      const p = softmax(logits[i]!, t);
       answers.push([name, toAnswer(head.type, head.keys, p, call.questions[i]!.criteria)]);
       outputTokens += head.keys.length;
     });
@@ -214,6 +205,26 @@ export class Engine {
         processed_tokens: laidOut.processedTokens,
       },
     };
+  }
+
+  /**
+   * Each question's raw logits in marker order, before any temperature (what `answer` calibrates, and
+   * what `structqa models calibrate` fits temperatures on).
+   */
+  async logits(call: PreparedCall, opts: { signal?: AbortSignal; timing?: CallTiming } = {}): Promise<ArrayLike<number>[]> {
+    const { checkpoint, laidOut } = call;
+    const { logits, queuedMs, runMs, modelMs } = await checkpoint.batcher.submit(laidOut.rows, opts.signal);
+    opts.timing?.carve('queue', queuedMs);
+    opts.timing?.carve('model', modelMs);
+    opts.timing?.carve('hop', Math.max(0, runMs - modelMs));
+    let row = 0;
+    return laidOut.rowsPerQuestion.map((count) => {
+      // A split choice question's rows hold contiguous groups of its options in order: their logits,
+      // joined, are the question's logits in marker order, normalised together.
+      const questionLogits = count === 1 ? logits[row]! : logits.slice(row, row + count).flatMap((l) => Array.from(l));
+      row += count;
+      return questionLogits;
+    });
   }
 
   async close(): Promise<void> {

@@ -123,6 +123,14 @@ export function brierCase(probabilities: Readonly<Record<string, number>>, expec
   return sum;
 }
 
+/** A probability the server rounded to 0 counts as this in log-loss (so one case cannot make it infinite). */
+export const LOG_LOSS_FLOOR = 1e-15;
+
+/** −ln p(expected) of one case, p floored at LOG_LOSS_FLOOR; an option missing from `probabilities` has p = 0. */
+export function logLossCase(probabilities: Readonly<Record<string, number>>, expected: string): number {
+  return -Math.log(Math.max(LOG_LOSS_FLOOR, probabilities[expected] ?? 0));
+}
+
 /** Mean multi-class Brier score over cases. */
 export function brier(cases: readonly { probabilities: Readonly<Record<string, number>>; expected: string }[]): number {
   if (cases.length === 0) return NaN;
