@@ -12,6 +12,7 @@ import type { Account, Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
 import { ClientGone } from '../engine/batcher.js';
 import type { Engine } from '../engine/engine.js';
+import { answeredJson } from '../engine/labels.js';
 import type { Question } from '../engine/render.js';
 import type { CallTiming } from '../engine/timing.js';
 import { InvalidRequest, TooManyQuestions } from '../errors.js';
@@ -82,7 +83,7 @@ export async function answerSystemOne(deps: SystemOneDeps, call: SystemOneCall):
   try {
     if (signal.aborted) throw new ClientGone();
     const answered = await engine.answer(prepared, { signal, route, timing });
-    const payload = JSON.stringify(answered);
+    const payload = answeredJson(answered); // laya-form number labels in Python's number form (engine/labels.ts)
     timing.mark('answer');
     await admission.commit({
       requestId: call.requestId,

@@ -22,6 +22,7 @@ import { modelRoutes } from './routes/models.js';
 import { systemOneRoutes } from './routes/systemone.js';
 import { mcpRoutes } from '../mcp/endpoint.js';
 import { rememberSource } from '../engine/source-json.js';
+import { schemaKeywords } from '../schemas/systemone.js';
 
 export interface AppDeps {
   config: Config;
@@ -58,7 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // below), not Fastify's bare 503.
     return503OnClosing: false,
     ajv: {
-      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false, keywords: schemaKeywords },
     },
   });
 

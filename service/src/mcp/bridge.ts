@@ -8,9 +8,11 @@
  *
  * The service reads a state's objects as the caller wrote them (integer-like key order, `1.0`;
  * engine/source-json.ts), which JSON.parse and JSON.stringify lose. So the bridge keeps the text of each
- * system_one call's arguments as it came in on stdin and sends that text, not a re-serialised copy:
- * the answer is the one POST /v1/systemone gives for the same arguments.
+ * system_one call's arguments as it came in on stdin and sends that text, not a re-serialised copy; and
+ * it hands back the service's response text as it came (a number label in Python's form, `1.0`, would not
+ * survive a parse either): the answer is the one POST /v1/systemone gives for the same arguments.
  */
+import { randomUUID } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -111,8 +113,11 @@ export function refusalOf(error: unknown): unknown {
   return error;
 }
 
-/** The tools' backend over HTTP. */
-export function httpBackend(client: Client, texts: ArgumentTexts, maxQuestions: number): ToolBackend {
+/** The response texts of system_one calls in progress, by the Idempotency-Key each call sends. */
+export type ResponseTexts = Map<string, string | undefined>;
+
+/** The tools' backend over HTTP; `responses` is filled by the client's fetch (runBridge). */
+export function httpBackend(client: Client, texts: ArgumentTexts, responses: ResponseTexts, maxQuestions: number): ToolBackend {
   const forwarded = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -124,12 +129,15 @@ export function httpBackend(client: Client, texts: ArgumentTexts, maxQuestions: 
     maxQuestions,
     async systemOne(args, signal) {
       const sent = JSON.stringify(args);
+      const idempotencyKey = randomUUID(); // the client's one key for this call and its retries, chosen here to find its answer
+      responses.set(idempotencyKey, undefined);
       try {
-        // (request, not systemOne: the body goes as given, so the text swap below finds it)
-        const res = await forwarded(() => client.request('POST', '/v1/systemone', { body: args, signal }));
-        return JSON.stringify(res.body); // the service's own JSON.stringify output, parsed and written back: the same text
+        // (request, not systemOne: the body goes as given, so the text swap in runBridge finds it)
+        const res = await forwarded(() => client.request('POST', '/v1/systemone', { body: args, signal, idempotencyKey }));
+        return responses.get(idempotencyKey) ?? JSON.stringify(res.body);
       } finally {
         texts.forget(sent);
+        responses.delete(idempotencyKey);
       }
     },
     listModels: async () => ({ models: await forwarded(() => client.models.list()) }),
@@ -140,18 +148,25 @@ export function httpBackend(client: Client, texts: ArgumentTexts, maxQuestions: 
 /** Start the bridge; resolves when stdin closes (the MCP client went away). */
 export async function runBridge(options: BridgeOptions): Promise<void> {
   const texts = new ArgumentTexts();
+  const responses: ResponseTexts = new Map();
   const baseFetch = options.fetch ?? ((input: string, init?: RequestInit) => globalThis.fetch(input, init));
   const client = new Client({
     baseURL: options.baseURL,
     timeoutMs: options.timeoutMs,
     maxRetries: options.maxRetries,
     deadlineMs: options.deadlineMs,
-    fetch: (input, init) => baseFetch(input, init && typeof init.body === 'string' ? { ...init, body: texts.exact(init.body) } : init),
+    // the arguments' text as written goes out; a system_one answer's text as written comes back
+    fetch: async (input, init) => {
+      const res = await baseFetch(input, init && typeof init.body === 'string' ? { ...init, body: texts.exact(init.body) } : init);
+      const key = (init?.headers as Record<string, string> | undefined)?.['Idempotency-Key'];
+      if (key !== undefined && responses.has(key) && res.ok) responses.set(key, await res.clone().text());
+      return res;
+    },
   });
   const stdin = options.stdin ?? process.stdin;
   const tap = lineTap(texts);
   stdin.pipe(tap);
-  const server = createToolServer(httpBackend(client, texts, options.maxQuestions));
+  const server = createToolServer(httpBackend(client, texts, responses, options.maxQuestions));
   await server.connect(new StdioServerTransport(tap, options.stdout ?? process.stdout));
   options.log?.(`structqa mcp: serving MCP on stdio, forwarding to ${client.baseURL}`);
   await new Promise<void>((resolve) => tap.once('end', resolve));

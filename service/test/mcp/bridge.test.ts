@@ -71,8 +71,8 @@ describe('the stdio bridge', () => {
     assert.equal(after.processedTokens - before.processedTokens, 2 * tokens);
   });
 
-  test('sends the arguments as written (integer-like key order, 1.0), not a re-serialised copy', async () => {
-    const asWritten = '{"model":"core-0.3.20","state":{"10":"ten","2":1.0},"questions":{"q":{"type":"choice","instructions":"Which?","criteria":{"10":"ten","2":"two","b":null}}}}';
+  test('sends the arguments as written (integer-like key order, 1.0) and hands back the answer as written (a number label 7.0)', async () => {
+    const asWritten = '{"model":"core-0.3.20","state":{"10":"ten","2":1.0},"questions":{"q":{"type":"choice","instructions":"Which?","criteria":{"10":"ten","2":"two","b":null}},"n":{"type":"choice","instructions":"Which number?","criteria":[7.0,3.0]}}}';
     const child = spawn(process.execPath, [BIN, 'mcp', '--url', s.url], { env: bridgeEnv(key), stdio: ['pipe', 'pipe', 'ignore'] });
     const lines: string[] = [];
     let buffer = '';
@@ -93,6 +93,7 @@ describe('the stdio bridge', () => {
     const viaBridge = await answered;
     child.stdin.end();
     assert.equal(viaBridge, (await httpSystemOne(s.url, key, asWritten)).text);
+    assert.match(viaBridge, /"choice":[73]\.0,/);
     assert.notEqual(viaBridge, (await httpSystemOne(s.url, key, JSON.stringify(JSON.parse(asWritten)))).text);
   });
 

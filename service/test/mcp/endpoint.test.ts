@@ -68,11 +68,12 @@ describe('tools', () => {
     }
   });
 
-  test('a state read as written: integer-like keys in their order and 1.0 as 1.0, as the HTTP route reads them', async () => {
-    const asWritten = '{"model":"core-0.3.20","state":{"10":"ten","2":1.0},"questions":{"q":{"type":"choice","instructions":"Which?","criteria":{"10":"ten","2":"two","b":null}}}}';
-    const reordered = '{"model":"core-0.3.20","state":{"2":1,"10":"ten"},"questions":{"q":{"type":"choice","instructions":"Which?","criteria":{"2":"two","10":"ten","b":null}}}}';
+  test('a state read as written (integer-like keys in their order, 1.0 as 1.0) and number labels answered as written, as by the HTTP route', async () => {
+    const asWritten = '{"model":"core-0.3.20","state":{"10":"ten","2":1.0},"questions":{"q":{"type":"choice","instructions":"Which?","criteria":{"10":"ten","2":"two","b":null}},"n":{"type":"choice","instructions":"Which number?","criteria":[7.0,3.0]}}}';
+    const reordered = '{"model":"core-0.3.20","state":{"2":1,"10":"ten"},"questions":{"q":{"type":"choice","instructions":"Which?","criteria":{"2":"two","10":"ten","b":null}},"n":{"type":"choice","instructions":"Which number?","criteria":[7.0,3.0]}}}';
     const viaMcp = textOf(await rawToolCall(asWritten));
     assert.equal(viaMcp, (await httpSystemOne(s.url, key, asWritten)).text);
+    assert.match(viaMcp, /"choice":[73]\.0,/); // laya's number label, in Python's form
     // JSON.parse makes both the same value; the checkpoint reads two different texts
     assert.notEqual(viaMcp, textOf(await rawToolCall(reordered)));
   });
