@@ -141,6 +141,16 @@ export interface Config {
     /** Python that runs `structqa models import` (training/requirements-import.txt installed). */
     importPython: string;
   };
+  /** The MCP endpoint (docs/mcp.md). */
+  mcp: {
+    /** Serve POST /mcp (STRUCTQA_MCP, default on). */
+    enabled: boolean;
+    /**
+     * Browser origins allowed to call /mcp besides this machine's own (http(s)://localhost, 127.0.0.1,
+     * [::1], any port): a request whose Origin is anything else is refused before its key is read.
+     */
+    allowedOrigins: string[];
+  };
   accounts: {
     databaseUrl?: string;
     sqlitePath: string;
@@ -195,6 +205,11 @@ function str(env: Env, name: string): string | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
+/** A comma-separated list (empty when unset). */
+function list(env: Env, name: string): string[] {
+  return (str(env, name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = str(env, name);
   if (raw === undefined) return fallback;
@@ -227,7 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
   const threads = int(env, 'STRUCTQA_THREADS', usableCores());
   const lanes = int(env, 'STRUCTQA_LANES', Math.min(2, threads));
   if (threads < 1 || lanes < 1) throw new Error(`STRUCTQA_THREADS and STRUCTQA_LANES must be at least 1, got ${threads} and ${lanes}`);
-  const int8 = new Set((str(env, 'STRUCTQA_INT8') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const int8 = new Set(list(env, 'STRUCTQA_INT8'));
   const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? defaultCheckpointDir(ENGLISH_CHECKPOINT, 'fixture-en'));
   const multilingualDir = path.resolve(
     modelsDir,
@@ -291,6 +306,10 @@ export function loadConfig(env: Env = process.env): Config {
       endpoint: str(env, 'STRUCTQA_HUB_ENDPOINT') ?? 'https://huggingface.co',
       token: str(env, 'HF_TOKEN'),
       importPython: str(env, 'STRUCTQA_IMPORT_PYTHON') ?? 'python3',
+    },
+    mcp: {
+      enabled: bool(env, 'STRUCTQA_MCP', true),
+      allowedOrigins: list(env, 'STRUCTQA_MCP_ALLOWED_ORIGINS'),
     },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),

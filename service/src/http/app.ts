@@ -22,6 +22,7 @@ import { newRequestId } from './request-id.js';
 import { healthRoutes } from './routes/health.js';
 import { modelRoutes } from './routes/models.js';
 import { systemOneRoutes } from './routes/systemone.js';
+import { mcpRoutes } from '../mcp/endpoint.js';
 import { rememberSource } from '../engine/source-json.js';
 import { schemaKeywords } from '../schemas/systemone.js';
 
@@ -206,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { engine: deps.engine, metrics, gate: deps.gate });
   await app.register(modelRoutes, { engine: deps.engine, router: deps.router });
   await app.register(systemOneRoutes, { config, engine: deps.engine, router: deps.router, gate: deps.gate, metrics });
+  if (config.mcp.enabled) await app.register(mcpRoutes, { config, engine: deps.engine, router: deps.router, gate: deps.gate, metrics });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

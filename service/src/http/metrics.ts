@@ -21,6 +21,12 @@ export class Metrics {
     help: 'Request bodies hashed and parsed as JSON. A call refused from its key (401/403/429) before its body is read adds none.',
     registers: [this.registry],
   });
+  readonly mcpToolCalls = new client.Counter({
+    name: 'structqa_mcp_tool_calls_total',
+    help: 'MCP tool calls by tool and outcome code ("" when answered; a refusal\'s error code otherwise). One /mcp request may carry several.',
+    labelNames: ['tool', 'code'] as const,
+    registers: [this.registry],
+  });
   readonly queueDepth = new client.Gauge({
     name: 'structqa_queue_rows',
     help: 'Rows waiting in each checkpoint batcher.',
