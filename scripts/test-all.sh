@@ -43,17 +43,12 @@ suite() {
 }
 
 echo "== tools"
-if [ ! -x /usr/bin/chromium ]; then
-  # the usage-page test drives Debian's Chromium through playwright-core
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ||
-    { echo "could not install chromium (apt-get)"; exit 1; }
-fi
-# the deployment tests run Debian's haproxy (the three-replica test, `haproxy -c`) and docker-compose
-# (`docker-compose config` validates deploy/compose.yaml offline; no container engine is needed)
-if [ ! -x /usr/sbin/haproxy ] || [ ! -x /usr/bin/docker-compose ]; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy docker-compose >/dev/null) ||
-    { echo "could not install haproxy and docker-compose (apt-get)"; exit 1; }
-fi
+# Debian's Chromium (the usage-page test), haproxy (the three-replica test, `haproxy -c`) and
+# docker-compose (`docker-compose config` validates deploy/compose.yaml offline; no container engine
+# is needed): scripts/tools.sh, shared with `npm run chaos`.
+# shellcheck source=scripts/tools.sh
+source "$ROOT/scripts/tools.sh"
+ensure_tools chromium haproxy docker-compose || exit 1
 VENV="$CACHE/venv-test"
 if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "clients/python[test]" "tokenizers==0.23.3" \

@@ -22,7 +22,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { commandLine, numberOption } from '../../service/src/cli/args.js';
 import { loadConfig, usableCores } from '../../service/src/config.js';
 import ort from 'onnxruntime-node';
 import { pack, sessionOptions } from '../../service/src/engine/backend.js';
@@ -39,8 +39,24 @@ import { retryDelay } from './retry.js';
 import { firstKey, freePort, NO_LIMITS, waitReady } from './child-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const { values: args } = parseArgs({
-  options: {
+const USAGE = `usage: npm run bench -- [--checkpoint fixture-en|fixture-tiny|DIR] [--seconds 8] [--state-words 90]
+         [--latency-samples 100] [--many-samples N] [--compare STRUCTQA_NAME=VALUE,…|none] [--int8] [--sweep 1,2,4,…]
+
+Raw ONNX Runtime throughput over a sweep of batch sizes against end-to-end HTTP throughput of the real
+service at 1, 8 and 32 clients, side by side in one run; p50/p99 latency of 1- and 32-question calls;
+the server's peak memory (docs/performance.md). Read the ratios: absolute figures drift on a shared host.
+
+  --checkpoint NAME|DIR   a fixture (fixture-en, fixture-tiny) or any checkpoint folder, served as English
+  --seconds N             seconds per throughput phase (default 8)
+  --state-words N         words of each call's state (default 90)
+  --latency-samples N     calls per latency row (default 100)
+  --many-samples N        32-question calls (default latency-samples / 4; 0 skips them and the cap row)
+  --compare SETTINGS|none the second server's settings (default: the lanes and inline comparison)
+  --int8                  serve and run the checkpoint's int8 graph
+  --sweep LIST            raw batch sizes (default 1,2,4,8,16,32,64)
+  -h, --help              this text`;
+const { values: args } = commandLine(
+  {
     checkpoint: { type: 'string', default: 'fixture-en' },
     seconds: { type: 'string', default: '8' },
     'state-words': { type: 'string', default: '90' },
@@ -50,8 +66,11 @@ const { values: args } = parseArgs({
     sweep: { type: 'string', default: '1,2,4,8,16,32,64' },
     'many-samples': { type: 'string' },
   },
-});
-const SECONDS = Number(args.seconds);
+  USAGE,
+);
+const SECONDS = numberOption('seconds', args.seconds, USAGE, { min: 0.1, real: true });
+for (const name of ['state-words', 'latency-samples'] as const) numberOption(name, args[name], USAGE, { min: 1 });
+if (args['many-samples'] !== undefined) numberOption('many-samples', args['many-samples'], USAGE, { min: 0 });
 const MODELS = path.resolve(here, '../../service/.cache/fixtures');
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
 const threads = usableCores();

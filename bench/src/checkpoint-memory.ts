@@ -13,17 +13,28 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine, numberOption, usageError } from '../../service/src/cli/args.js';
 import { loadConfig, usableCores } from '../../service/src/config.js';
 import { graphBytes } from '../../service/src/engine/checkpoint.js';
 import { Engine } from '../../service/src/engine/engine.js';
 import { readManifest } from '../../service/src/engine/manifest.js';
 import type { Question } from '../../service/src/engine/render.js';
 
-const { values: args, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { 'shared-weights': { type: 'string' }, arena: { type: 'string' }, prepack: { type: 'string' }, lanes: { type: 'string' }, 'lane-threads': { type: 'string' }, 'wide-session': { type: 'string' }, 'inline-max-tokens': { type: 'string' }, 'single-session-above-mb': { type: 'string' }, int8: { type: 'boolean' }, calls: { type: 'string', default: '20' } },
-});
+const USAGE = `usage: npx tsx bench/src/checkpoint-memory.ts DIR [--lanes N] [--lane-threads N] [--wide-session on|off] [--inline-max-tokens N]
+         [--single-session-above-mb N] [--shared-weights DIR|off] [--arena on|off] [--prepack on|off] [--int8] [--calls 20]
+
+Memory of one checkpoint (DIR) in the engine against its graph's size, and its 1-question latency:
+RSS after loading, peak (VmHWM), RSS and PSS at the end, the median latency of --calls calls.
+-h, --help: this text.`;
+const { values: args, positionals } = commandLine(
+  { 'shared-weights': { type: 'string' }, arena: { type: 'string' }, prepack: { type: 'string' }, lanes: { type: 'string' }, 'lane-threads': { type: 'string' }, 'wide-session': { type: 'string' }, 'inline-max-tokens': { type: 'string' }, 'single-session-above-mb': { type: 'string' }, int8: { type: 'boolean' }, calls: { type: 'string', default: '20' } },
+  USAGE,
+  { allowPositionals: true },
+);
+if (positionals.length !== 1) usageError('name one checkpoint folder', USAGE);
+numberOption('calls', args.calls, USAGE, { min: 1 });
+for (const name of ['lanes', 'lane-threads', 'inline-max-tokens', 'single-session-above-mb'] as const) if (args[name] !== undefined) numberOption(name, args[name], USAGE, { min: 0 });
+for (const name of ['wide-session', 'arena', 'prepack'] as const) if (args[name] !== undefined && !['on', 'off'].includes(args[name]!)) usageError(`--${name} is on or off, got ${JSON.stringify(args[name])}`, USAGE);
 const dir = path.resolve(positionals[0] ?? '');
 const onOff = (v: string | undefined, fallback: boolean): boolean => (v === undefined ? fallback : v === 'on');
 const manifest = readManifest(dir);

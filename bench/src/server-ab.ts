@@ -21,7 +21,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { commandLine, numberOption, usageError } from '../../service/src/cli/args.js';
 import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT } from '../../service/src/config.js';
 import { ensureFixtures } from '../../service/src/fixtures/index.js';
 import { firstKey, freePort, NO_LIMITS, setting, waitReady } from './child-server.js';
@@ -29,9 +29,21 @@ import { firstKey, freePort, NO_LIMITS, setting, waitReady } from './child-serve
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
 const MODELS = path.resolve(here, '../../service/.cache/fixtures');
-const { values: args, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
+const USAGE = `usage: npx tsx bench/src/server-ab.ts [--checkpoint DIR] [--rounds 8] [--seconds 1.5] [--state-words 90]
+         [--clients 1,8,32] [--latency-samples 60] [default | STRUCTQA_NAME=VALUE[,STRUCTQA_NAME=VALUE…]] …
+
+Several configurations of the real service side by side in many short interleaved rounds: per client
+count, each one's median rows/s and its per-round ratio to the first; 1-question latency from calls
+alternating between the servers; each server's peak memory. Each positional argument is one server:
+\`default\` or its settings (NODE_OPTIONS=FLAGS too, one flag at a time).
+
+  --checkpoint DIR      served as the English checkpoint (default: the bundled one)
+  --rounds N            rounds (default 8)          --seconds N   seconds per phase (default 1.5)
+  --state-words N       words per state (default 90) --clients LIST  client counts (default 1,8,32)
+  --latency-samples N   latency calls (default 60)
+  -h, --help            this text`;
+const { values: args, positionals } = commandLine(
+  {
     checkpoint: { type: 'string', default: path.join(BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT) },
     rounds: { type: 'string', default: '8' },
     seconds: { type: 'string', default: '1.5' },
@@ -39,7 +51,12 @@ const { values: args, positionals } = parseArgs({
     clients: { type: 'string', default: '1,8,32' },
     'latency-samples': { type: 'string', default: '60' },
   },
-});
+  USAGE,
+  { allowPositionals: true },
+);
+for (const name of ['rounds', 'state-words', 'latency-samples'] as const) numberOption(name, args[name], USAGE, { min: 1 });
+numberOption('seconds', args.seconds, USAGE, { min: 0.1, real: true });
+for (const p of positionals) if (p !== 'default' && !p.includes('=')) usageError(`a server is \`default\` or STRUCTQA_NAME=VALUE settings, got ${JSON.stringify(p)}`, USAGE);
 const configs = (positionals.length > 0 ? positionals : ['default']).map((p) => ({
   label: p,
   env: p === 'default' ? {} : Object.fromEntries(p.split(',').map(setting)),

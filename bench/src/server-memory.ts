@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { commandLine, numberOption, usageError } from '../../service/src/cli/args.js';
 import { BUNDLED_CHECKPOINTS_DIR, ENGLISH_CHECKPOINT, MULTILINGUAL_CHECKPOINT } from '../../service/src/config.js';
 import { graphBytes } from '../../service/src/engine/checkpoint.js';
 import { readManifest } from '../../service/src/engine/manifest.js';
@@ -26,10 +26,24 @@ import { firstKey, freePort, NO_LIMITS, setting, waitReady } from './child-serve
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(here, '../../service/bin/structqa.js');
-const { values: args, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { english: { type: 'string' }, multilingual: { type: 'string' }, calls: { type: 'string', default: '200' }, clients: { type: 'string', default: '8' }, breakdown: { type: 'boolean' } },
-});
+const USAGE = `usage: npx tsx bench/src/server-memory.ts [--english DIR|tiny] [--multilingual DIR|tiny] [--calls 200] [--clients 8] [--breakdown] [STRUCTQA_NAME=VALUE …]
+
+Peak memory of a real \`structqa serve\` under load on each checkpoint: peak RSS (VmHWM), RSS and PSS at
+the end, the graphs' sizes; --breakdown adds the RSS by mapping, the threads and V8's heap.
+
+  --english DIR|tiny       the English slot (default: the bundled checkpoint; tiny: the tiny fixture)
+  --multilingual DIR|tiny  the multilingual slot (likewise)
+  --calls N                1-question calls per checkpoint (default 200)
+  --clients N              concurrent clients (default 8)
+  --breakdown              RSS by mapping, threads, V8 heap
+  -h, --help               this text`;
+const { values: args, positionals } = commandLine(
+  { english: { type: 'string' }, multilingual: { type: 'string' }, calls: { type: 'string', default: '200' }, clients: { type: 'string', default: '8' }, breakdown: { type: 'boolean' } },
+  USAGE,
+  { allowPositionals: true },
+);
+for (const name of ['calls', 'clients'] as const) numberOption(name, args[name], USAGE, { min: 1 });
+for (const p of positionals) if (!p.includes('=')) usageError(`settings are STRUCTQA_NAME=VALUE, got ${JSON.stringify(p)}`, USAGE);
 const settings = Object.fromEntries(positionals.map(setting));
 /** The tiny fixture under a checkpoint's name (its processed-token cap raised so the 32-question calls fit). */
 async function tiny(name: string): Promise<string> {

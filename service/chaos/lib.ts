@@ -115,12 +115,15 @@ export interface ScenarioResult {
   seconds: number;
   ledger?: { records: number; answered: number };
   bystander?: { quietP50: number; floodP50: number };
+  /** The server's CPU time per refused request (and per parsed one, for scale), ms. */
+  cpu?: { perRefusedMs: number; perParsedMs?: number };
+  soak?: unknown;
   checks: Check[];
 }
 
 export function table(results: ScenarioResult[]): string {
   const rows = [
-    ['scenario', 'requests', 'statuses', '5xx', 'no headers', 'ledger / answered', 'bystander p50', 's', 'result'],
+    ['scenario', 'requests', 'statuses', '5xx', 'no headers', 'ledger / answered', 'bystander p50', 'CPU / refused', 's', 'result'],
     ...results.map((r) => [
       r.name,
       String(r.tally.requests),
@@ -129,6 +132,7 @@ export function table(results: ScenarioResult[]): string {
       String(r.tally.missingHeaders.length),
       r.ledger ? `${r.ledger.records} / ${r.ledger.answered}` : '',
       r.bystander ? `${r.bystander.quietP50.toFixed(1)} → ${r.bystander.floodP50.toFixed(1)} ms` : '',
+      r.cpu ? `${r.cpu.perRefusedMs.toFixed(2)} ms` : '',
       r.seconds.toFixed(1),
       r.checks.every((c) => c.ok) ? 'ok' : 'FAIL',
     ]),

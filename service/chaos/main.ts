@@ -1,16 +1,14 @@
 /**
- * `npm run chaos` (issue 20): attacks and faults against a live service on loopback, each bounded in
- * count and time, then one table — requests, status counts, 5xx other than the documented retryable
- * 529/503, responses missing the contract headers, ledger vs answered calls, the bystander's p50.
- * Exit code 1 when any check fails. docs/reliability.md describes every scenario and its figures.
- *
- *   npm run chaos                       every scenario, full counts (about 3–4 minutes on 2 cores)
- *   npm run chaos -- --fast             small counts (what `npm test` runs, via test/chaos)
- *   npm run chaos -- --only fuzz,redis  some scenarios (fuzz slow flood queue postgres redis sigkill sigterm)
+ * `npm run chaos` (issues 20 and 32): attacks and faults against a live service on loopback, each
+ * bounded in count and time, then one table — requests, status counts, 5xx other than the documented
+ * retryable 529/503, responses missing the contract headers, ledger vs answered calls, the bystander's
+ * p50, CPU per refused request. Exit code 1 when any check fails, 2 for a bad command line.
+ * docs/reliability.md describes every scenario and its figures.
  *
  * Needs PostgreSQL and Redis on loopback (TEST_DATABASE_URL, TEST_REDIS_URL; defaults
- * postgres://postgres@127.0.0.1:5432/test and redis://127.0.0.1:6379). Everything it creates (a
- * schema, a key prefix, a data folder) is unique to the run and removed at the end.
+ * postgres://postgres@127.0.0.1:5432/test and redis://127.0.0.1:6379), and Debian's haproxy for the
+ * `balancer` scenario (installed with apt-get when missing, as `npm test` does: scripts/tools.sh).
+ * Everything it creates (a schema, a key prefix, a data folder) is unique to the run and removed at the end.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,16 +17,33 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { commandLine, numberOption, usageError } from '../src/cli/args.js';
 import { ADMIN_TOKEN, startServer, type LiveServer } from '../test/helpers/server.js';
 import { startTcpProxy } from '../test/helpers/tcp-proxy.js';
 import { table, type ScenarioResult } from './lib.js';
-import { SCENARIOS, type ChaosContext } from './scenarios.js';
+import { OPT_IN, SCENARIOS, type ChaosContext } from './scenarios.js';
 
 export interface ChaosOptions {
   fast?: boolean;
+  /** Scenarios to run (default: every one but the opt-in ones). */
   only?: string[];
+  /** Length of the soak, minutes. */
+  minutes?: number;
   log?: (line: string) => void;
 }
+
+export const USAGE = `usage: npm run chaos -- [--fast] [--only NAME,…] [--minutes N]
+
+Faults and attacks against a live service on loopback (docs/reliability.md), then one table.
+
+  --fast          small counts (what \`npm test\` runs for fuzz, slow, postgres and redis)
+  --only NAME,…   these scenarios only: ${Object.keys(SCENARIOS).join(' ')}
+                  (default: all but the opt-in ${OPT_IN.join(', ')})
+  --minutes N     length of the soak (default 10): \`--only soak --minutes 60\`
+  -h, --help      this text
+
+Needs PostgreSQL and Redis on loopback (TEST_DATABASE_URL, TEST_REDIS_URL) and Debian's haproxy for
+\`balancer\` (installed with apt-get when missing). Exit 1 when a check fails, 2 for a bad command line.`;
 
 export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[]> {
   const log = opts.log ?? ((line: string) => console.error(line));
@@ -62,6 +77,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
     servers.push(await startServer({ env, dataDir }));
     const ctx: ChaosContext = {
       fast: opts.fast ?? false,
+      minutes: opts.minutes,
       server: servers[0]!,
       pgProxy,
       redisProxy,
@@ -77,8 +93,14 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
         servers.push(next);
         ctx.server = next;
       },
-      async newAccount(limits = {}) {
-        const res = await fetch(`${ctx.server.url}/admin/keys`, {
+      async spawn(extra) {
+        const extraDir = fs.mkdtempSync(path.join(dataDir, 'extra-'));
+        const server = await startServer({ env: { ...env, ...extra }, dataDir: extraDir });
+        servers.push(server);
+        return server;
+      },
+      async newAccount(limits = {}, url = ctx.server.url) {
+        const res = await fetch(`${url}/admin/keys`, {
           method: 'POST',
           headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
           body: JSON.stringify({ account: `chaos-${crypto.randomBytes(4).toString('hex')}`, create_account: true, ...limits }),
@@ -89,7 +111,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
       },
     };
     for (const [name, scenario] of Object.entries(SCENARIOS)) {
-      if (opts.only && !opts.only.includes(name)) continue;
+      if (opts.only ? !opts.only.includes(name) : OPT_IN.includes(name)) continue;
       log(`chaos: ${name} …`);
       const result = await scenario(ctx);
       results.push(result);
@@ -123,10 +145,12 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ScenarioResult[
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  const onlyAt = args.indexOf('--only');
-  const only = onlyAt >= 0 ? args[onlyAt + 1]?.split(',') : undefined;
-  const results = await runChaos({ fast: args.includes('--fast'), only });
+  const { values } = commandLine({ fast: { type: 'boolean' }, only: { type: 'string' }, minutes: { type: 'string' } }, USAGE);
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.filter((name) => !(name in SCENARIOS)) ?? [];
+  if (unknown.length) usageError(`unknown scenario ${unknown.join(', ')} (scenarios: ${Object.keys(SCENARIOS).join(' ')})`, USAGE);
+  const minutes = values.minutes === undefined ? undefined : numberOption('minutes', values.minutes, USAGE, { min: 0.1, real: true });
+  const results = await runChaos({ fast: values.fast ?? false, only, minutes });
   console.log(table(results));
   const failed = results.flatMap((r) => r.checks.filter((c) => !c.ok).map((c) => `${r.name}: ${c.name} — ${c.detail}`));
   if (failed.length) console.log(`\n${failed.length} check(s) failed:\n` + failed.join('\n'));

@@ -3,16 +3,24 @@
  * They run against one live service (`structqa serve` as a child process) on loopback, whose
  * PostgreSQL and Redis connections pass through TCP proxies that can be cut and restored.
  */
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { LiveServer } from '../test/helpers/server.js';
 import type { TcpProxy } from '../test/helpers/tcp-proxy.js';
+import { soak } from './soak.js';
 import { callUntilAnswered, percentile, send, sleep, systemOne, Tally, type Check, type ScenarioResult } from './lib.js';
 
 export interface ChaosContext {
   fast: boolean;
+  /** Length of the soak, minutes. */
+  minutes?: number;
   server: LiveServer;
   pgProxy: TcpProxy;
   redisProxy: TcpProxy;
@@ -25,7 +33,10 @@ export interface ChaosContext {
   adminToken: string;
   /** Start a new service process on the same database, Redis and settings (after a kill). */
   restart(): Promise<void>;
-  newAccount(limits?: Record<string, number>): Promise<{ key: string; id: string }>;
+  /** Another service process on the same database, Redis and settings, with these on top (stopped at the end). */
+  spawn(env: Record<string, string>): Promise<LiveServer>;
+  /** A key of a new account with these limits, from the server at `url` (default: ctx.server). */
+  newAccount(limits?: Record<string, number>, url?: string): Promise<{ key: string; id: string }>;
   log(line: string): void;
 }
 
@@ -262,6 +273,132 @@ export async function cpuFlood(ctx: ChaosContext): Promise<ScenarioResult> {
   };
 }
 
+// ------------------------------------------------------------------------------------------ 1 MB bodies ignoring Retry-After
+
+/** CPU seconds (user + system) the process has used, from /proc/PID/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+async function bodiesParsed(url: string): Promise<number> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^structqa_request_bodies_parsed_total (\S+)/m.exec(metrics)?.[1] ?? NaN);
+}
+
+/**
+ * Eight clients send 1 MB bodies back to back, ignoring Retry-After, as fast as loopback allows: first
+ * on an account of 1 request/s (nearly every call refused 429 from its key, before its body is read),
+ * then, for scale, the same bodies on an account without limits, where each is read, hashed, parsed and
+ * refused by validation (422: an unknown question type, so that no admitted call adds tokenizing to
+ * either phase). The server's CPU time (user + system) per request of each, and the bodies it parsed.
+ */
+export async function bodies(ctx: ChaosContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  const tally = new Tally();
+  const pid = ctx.server.process.pid!;
+  const seconds = ctx.fast ? 2 : 5;
+  const body = JSON.stringify({ state: 'lorem ipsum dolor sit amet '.repeat(38_000), questions: { q: { type: 'no-such-type' } } });
+  const phase = async (key: string, payload: string) => {
+    const cpu0 = cpuSeconds(pid);
+    const parsed0 = await bodiesParsed(ctx.server.url);
+    const statuses = new Map<number, number>();
+    let requests = 0;
+    const until = Date.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < until) {
+          const o = await systemOne(ctx.server.url, key, payload);
+          tally.record(o, '1 MB body');
+          requests++;
+          if (o.status !== undefined) statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1);
+        }
+      }),
+    );
+    const cpu = cpuSeconds(pid) - cpu0;
+    return { requests, statuses, cpuMs: (cpu * 1000) / Math.max(1, requests), parsed: (await bodiesParsed(ctx.server.url)) - parsed0 };
+  };
+  const flooder = await ctx.newAccount({ requests_per_second: 1, in_flight: 8 });
+  const refused = await phase(flooder.key, body);
+  const open = await ctx.newAccount(LOAD_LIMITS);
+  const invalid = await phase(open.key, body);
+  const refusedCount = refused.statuses.get(429) ?? 0;
+  const admitted = refused.requests - refusedCount;
+  const show = (m: Map<number, number>) => [...m].map(([k, v]) => `${k}:${v}`).join(' ');
+  return {
+    name: '1 MB bodies ignoring Retry-After (8 clients, 1 rps account)',
+    tally,
+    seconds: (performance.now() - started) / 1000,
+    cpu: { perRefusedMs: refused.cpuMs, perParsedMs: invalid.cpuMs },
+    checks: [
+      ...baseChecks(tally),
+      check('no refused body parsed (bodies parsed = calls admitted)', refused.parsed === admitted && refusedCount > 0, `${refusedCount} refused 429, ${admitted} admitted, ${refused.parsed} bodies parsed (${show(refused.statuses)})`),
+      check(
+        'a refused 1 MB call costs less CPU than a parsed one',
+        refused.cpuMs < invalid.cpuMs,
+        `server CPU per request: refused ${refused.cpuMs.toFixed(2)} ms (${refused.requests} requests), parsed and refused by validation ${invalid.cpuMs.toFixed(2)} ms (${invalid.requests} requests, ${invalid.parsed} parsed, ${show(invalid.statuses)}); ratio ${(invalid.cpuMs / refused.cpuMs).toFixed(1)}`,
+      ),
+    ],
+  };
+}
+
+// ------------------------------------------------------------------------------------------ a commit's acknowledgement lost
+
+/**
+ * Clients that send no Idempotency-Key (as the earlier service's official clients) while PostgreSQL's
+ * connection is cut right after a usage record's COMMIT went out, twice: restored within the call's
+ * time budget (the service finds the record by request id and answers 200), and restored after it
+ * (the call is answered 503 and its record voided). Checked: every call charged was answered — the
+ * ledger equals the 200s the clients received.
+ */
+export async function ackLost(ctx: ChaosContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  const { key, id } = await ctx.newAccount(LOAD_LIMITS);
+  const tally = new Tally();
+  let answered = 0;
+  let stopping = false;
+  const clients = Array.from({ length: 6 }, async (_, c) => {
+    for (let i = 0; !stopping; i++) {
+      const o = await systemOne(ctx.server.url, key, { state: `${STATE} Ticket ${c}-${i}.`, questions: noul(1 + (i % 4)) });
+      tally.record(o, 'no Idempotency-Key');
+      if (o.status === 200) answered++;
+      else await sleep(o.status === undefined ? 200 : Math.min(1000, Number(o.headers?.get('retry-after-ms') ?? 200)));
+    }
+  });
+  const cutAfterCommit = async (outageMs: number) => {
+    await Promise.race([ctx.pgProxy.cutAfter('INSERT INTO usage_records', 'COMMIT'), sleep(10_000)]);
+    await sleep(outageMs);
+    ctx.pgProxy.restore();
+  };
+  const logged = (what: RegExp) => (ctx.server.output().match(what) ?? []).length;
+  await sleep(1000);
+  const settledBefore = logged(/acknowledgement was lost/g);
+  await cutAfterCommit(1500); // within the call's budget (STRUCTQA_CALL_BUDGET_MS, 9 s)
+  await sleep(1500);
+  const settled = logged(/acknowledgement was lost/g) - settledBefore;
+  const voidedBefore = logged(/answered 503 voided/g);
+  if (!ctx.fast) {
+    await cutAfterCommit(10_500); // past it: 503, the record voided once the database answers
+    await sleep(1500);
+  }
+  stopping = true;
+  await Promise.all(clients);
+  await sleep(1500); // the background repairs (void, release) run every 0.5 s
+  const records = await ledger(ctx, id);
+  return {
+    name: `commit acknowledgement lost, no Idempotency-Key (${ctx.fast ? '1 cut' : '2 cuts'})`,
+    tally,
+    seconds: (performance.now() - started) / 1000,
+    ledger: { records, answered },
+    checks: [
+      ...baseChecks(tally),
+      check('no call charged without its answer: ledger = 200s received', records === answered, `${records} records, ${answered} answered 200`),
+      check('a call whose commit lost its acknowledgement was answered 200 (its record found by request id)', settled > 0, `${settled} settled after the first cut`),
+      ...(ctx.fast ? [] : [check('a call that could not learn its fate in time was answered 503, its record voided', logged(/answered 503 voided/g) > voidedBefore, `${logged(/answered 503 voided/g) - voidedBefore} voided; ${tally.statusText}`)]),
+    ],
+  };
+}
+
 // ------------------------------------------------------------------------------------------ outages
 
 async function outage(ctx: ChaosContext, which: 'postgres' | 'redis'): Promise<ScenarioResult> {
@@ -416,13 +553,138 @@ export async function queue(ctx: ChaosContext): Promise<ScenarioResult> {
   };
 }
 
+// ------------------------------------------------------------------------------------------ load balancer
+
+const SERVICE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Runs a command in the service folder, its output line by line to the log; resolves with its exit code. */
+function run(ctx: ChaosContext, command: string, args: string[], onLine: (line: string) => void = () => undefined, env: Record<string, string> = {}): Promise<number | null> {
+  const child = spawn(command, args, { cwd: SERVICE_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    readline.createInterface({ input: stream }).on('line', (line) => {
+      ctx.log(`    ${line}`);
+      onLine(line);
+    });
+  }
+  return new Promise((resolve) => child.once('close', (code) => resolve(code)));
+}
+
+/**
+ * Three replicas behind Debian's HAProxy on deploy/haproxy/haproxy.cfg, one killed and one drained under
+ * the official clients' load (service/test/scaleout/load-balancer.test.ts, run as it is in `npm test`).
+ * HAProxy is installed with apt-get when missing (scripts/tools.sh, the same step as `npm test`'s).
+ */
+export async function balancer(ctx: ChaosContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  const tools = await run(ctx, 'bash', [path.join(SERVICE_DIR, '../scripts/tools.sh'), 'haproxy']);
+  let passed = 0;
+  let failed = 0;
+  const code = tools === 0
+    ? await run(ctx, process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/scaleout/load-balancer.test.ts'], (line) => {
+        const m = /^# (pass|fail) (\d+)$/.exec(line);
+        if (m) (m[1] === 'pass' ? (passed = Number(m[2])) : (failed = Number(m[2])));
+      })
+    : null;
+  return {
+    name: 'three replicas behind HAProxy, kill + drain',
+    tally: new Tally(),
+    seconds: (performance.now() - started) / 1000,
+    checks: [
+      check('haproxy installed or found (scripts/tools.sh)', tools === 0, tools === 0 ? '' : `scripts/tools.sh exited ${tools}`),
+      check('test/scaleout/load-balancer.test.ts passes', code === 0 && failed === 0 && passed > 0, `${passed} passed, ${failed} failed, exit ${code}`),
+    ],
+  };
+}
+
+// ------------------------------------------------------------------------------------------ fuzzers written by others
+
+/** Pinned in one place: the fuzzers come from PyPI into a virtual environment of their own. */
+const OUTSIDE_FUZZERS = ['schemathesis==4.32.5', 'pyradamsa==0.1.1'];
+const FUZZ_VENV = path.join(SERVICE_DIR, '.cache/venv-fuzz');
+
+/** Responses the server counted (structqa_http_requests_total), by status. */
+async function servedByStatus(url: string): Promise<Map<string, number>> {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  const counts = new Map<string, number>();
+  for (const m of metrics.matchAll(/^structqa_http_requests_total\{[^}]*status="(\d+)"[^}]*\} (\S+)$/gm)) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + Number(m[2]));
+  return counts;
+}
+
+/**
+ * Two fuzzers nobody on the team wrote, from PyPI: radamsa (pyradamsa) mutating well-formed raw
+ * requests — bodies by Content-Length and chunked, over the body limit, with and without a key — sent
+ * by a client that writes its whole request and then reads (chaos/radamsa_http.py); and schemathesis
+ * generating requests from /openapi.json with all its checks and one of ours for the contract's
+ * headers (chaos/schemathesis_hooks.py), but two that contradict documented decisions: a missing key
+ * is 403, not 401 (missing_required_header; docs/conformance.md), and a model name or a month the
+ * schema lets through can still be refused (positive_data_acceptance: 400 unknown_model, 422).
+ */
+export async function outside(ctx: ChaosContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  const tally = new Tally();
+  const python = path.join(FUZZ_VENV, 'bin/python');
+  const checks: Check[] = [];
+  if (!fs.existsSync(path.join(FUZZ_VENV, 'bin/st'))) {
+    const made = (await run(ctx, 'python3', ['-m', 'venv', FUZZ_VENV])) === 0 && (await run(ctx, python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...OUTSIDE_FUZZERS])) === 0;
+    if (!made) return { name: 'outside fuzzers', tally, seconds: 0, checks: [check(`${OUTSIDE_FUZZERS.join(', ')} installed from PyPI`, false, 'pip failed')] };
+  }
+  const { key } = await ctx.newAccount(LOAD_LIMITS);
+  const count = ctx.fast ? 200 : 2000;
+  let report = '';
+  const radamsaExit = await run(ctx, python, [path.join(SERVICE_DIR, 'chaos/radamsa_http.py'), '--port', String(ctx.server.port), '--key', key, '--count', String(count)], (line) => (report = line));
+  const radamsa = JSON.parse(report || '{}') as { requests?: number; statuses?: Record<string, number>; broken?: string[]; broken_count?: number };
+  for (const [status, n] of Object.entries(radamsa.statuses ?? {})) tally.statuses.set(`radamsa ${status}`, n);
+  tally.requests += radamsa.requests ?? 0;
+  checks.push(
+    check(
+      `radamsa: ${count} mutated raw requests — no 5xx but the retryable, every answer with its headers, no reset, none unanswered`,
+      radamsaExit === 0 && radamsa.broken_count === 0,
+      radamsa.broken_count ? `${radamsa.broken_count} broken: ${radamsa.broken!.slice(0, 3).join(' | ')}` : JSON.stringify(radamsa.statuses),
+    ),
+  );
+
+  const before = await servedByStatus(ctx.server.url);
+  const st = await run(
+    ctx,
+    path.join(FUZZ_VENV, 'bin/st'),
+    [
+      'run', `${ctx.server.url}/openapi.json`, '-H', `Authorization: Bearer ${key}`,
+      // every check of schemathesis's and ours (contract_headers) but the two that contradict a documented decision
+      '--checks', 'all', '--exclude-checks', 'missing_required_header,positive_data_acceptance',
+      '--max-examples', String(ctx.fast ? 20 : 200), '--seed', '32', '--generation-database', 'none', '--no-color', '--workers', '2',
+    ],
+    undefined,
+    { SCHEMATHESIS_HOOKS: 'schemathesis_hooks', PYTHONPATH: path.join(SERVICE_DIR, 'chaos') },
+  );
+  const after = await servedByStatus(ctx.server.url);
+  const served = [...after].map(([status, n]) => [status, n - (before.get(status) ?? 0)] as const).filter(([, n]) => n > 0);
+  const total = served.reduce((sum, [, n]) => sum + n, 0);
+  for (const [status, n] of served) tally.statuses.set(`schemathesis ${status}`, n);
+  tally.requests += total;
+  checks.push(check(`schemathesis from /openapi.json: ${total} requests, no failure of its checks nor of the contract's headers`, st === 0, served.map(([k, v]) => `${k}:${v}`).join(' ') + (st === 0 ? '' : ` (exit ${st}: its report is in the log above)`)));
+  // Nothing the fuzzers did may hold on to the account's in-flight slots (leases in Redis): a call is answered.
+  await sleep(500);
+  const after2 = await systemOne(ctx.server.url, key, { state: STATE, questions: noul(1) });
+  tally.record(after2, 'after the fuzzers');
+  checks.push(check("afterwards the fuzzers' account is answered (no in-flight slot left held)", after2.status === 200, `${after2.status} ${after2.text?.slice(0, 120) ?? after2.error}`));
+  return { name: 'outside fuzzers (radamsa raw requests, schemathesis)', tally, seconds: (performance.now() - started) / 1000, checks };
+}
+
 export const SCENARIOS: Record<string, (ctx: ChaosContext) => Promise<ScenarioResult>> = {
   fuzz,
   slow: slowClients,
   flood: cpuFlood,
+  bodies,
   queue,
   postgres: postgresOutage,
   redis: redisOutage,
+  ack: ackLost,
   sigkill,
   sigterm,
+  outside,
+  balancer,
+  soak,
 };
+
+/** Scenarios run only when named in --only. */
+export const OPT_IN = ['soak'];

@@ -24,6 +24,13 @@ export interface Config {
   bodyLimitBytes: number;
   /** Arrays and objects nested deeper than this in a body are refused (422 invalid_request with `loc`). */
   maxNestingDepth: number;
+  /**
+   * Lingering close (http/linger.ts): a response sent while its request is still arriving (a 413, a 429
+   * or 401 decided from the headers, a 431) is followed by reading and discarding what the client still
+   * sends, so that it reads the answer instead of a reset, for at most `timeMs` in all, `idleMs` between
+   * bytes and `maxBytes`; then the connection closes.
+   */
+  linger: { timeMs: number; idleMs: number; maxBytes: number };
   logLevel: string;
   /** How long graceful shutdown waits for in-flight calls, ms. */
   shutdownGraceMs: number;
@@ -134,6 +141,16 @@ export interface Config {
     /** Python that runs `structqa models import` (training/requirements-import.txt installed). */
     importPython: string;
   };
+  /** The MCP endpoint (docs/mcp.md). */
+  mcp: {
+    /** Serve POST /mcp (STRUCTQA_MCP, default on). */
+    enabled: boolean;
+    /**
+     * Browser origins allowed to call /mcp besides this machine's own (http(s)://localhost, 127.0.0.1,
+     * [::1], any port): a request whose Origin is anything else is refused before its key is read.
+     */
+    allowedOrigins: string[];
+  };
   accounts: {
     databaseUrl?: string;
     sqlitePath: string;
@@ -164,6 +181,12 @@ export interface Config {
      * slots of a replica that died are free again within one lease (ms).
      */
     slotLeaseMs: number;
+    /**
+     * How long after it arrived a call may still wait for the database, when the acknowledgement of its
+     * usage record was lost, to learn whether the record was written (then it is answered 200) or not
+     * (then it is written again); past this it is answered 503 (ms; below the clients' 10 s attempt timeout).
+     */
+    callBudgetMs: number;
   };
 }
 
@@ -180,6 +203,11 @@ function int(env: Env, name: string, fallback: number): number {
 function str(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+/** A comma-separated list (empty when unset). */
+function list(env: Env, name: string): string[] {
+  return (str(env, name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -214,7 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
   const threads = int(env, 'STRUCTQA_THREADS', usableCores());
   const lanes = int(env, 'STRUCTQA_LANES', Math.min(2, threads));
   if (threads < 1 || lanes < 1) throw new Error(`STRUCTQA_THREADS and STRUCTQA_LANES must be at least 1, got ${threads} and ${lanes}`);
-  const int8 = new Set((str(env, 'STRUCTQA_INT8') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const int8 = new Set(list(env, 'STRUCTQA_INT8'));
   const englishDir = path.resolve(modelsDir, str(env, 'STRUCTQA_ENGLISH_DIR') ?? defaultCheckpointDir(ENGLISH_CHECKPOINT, 'fixture-en'));
   const multilingualDir = path.resolve(
     modelsDir,
@@ -226,6 +254,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     bodyLimitBytes: int(env, 'STRUCTQA_BODY_LIMIT_BYTES', 1024 * 1024),
     maxNestingDepth: int(env, 'STRUCTQA_MAX_NESTING_DEPTH', 64),
+    linger: {
+      timeMs: int(env, 'STRUCTQA_LINGER_TIME_MS', 30_000),
+      idleMs: int(env, 'STRUCTQA_LINGER_TIMEOUT_MS', 5000),
+      maxBytes: int(env, 'STRUCTQA_LINGER_MAX_BYTES', 64 * 1024 * 1024),
+    },
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     shutdownGraceMs: int(env, 'STRUCTQA_SHUTDOWN_GRACE_MS', 30_000),
     models: {
@@ -274,6 +307,10 @@ export function loadConfig(env: Env = process.env): Config {
       token: str(env, 'HF_TOKEN'),
       importPython: str(env, 'STRUCTQA_IMPORT_PYTHON') ?? 'python3',
     },
+    mcp: {
+      enabled: bool(env, 'STRUCTQA_MCP', true),
+      allowedOrigins: list(env, 'STRUCTQA_MCP_ALLOWED_ORIGINS'),
+    },
     accounts: {
       databaseUrl: str(env, 'DATABASE_URL'),
       sqlitePath: path.resolve(base, str(env, 'STRUCTQA_SQLITE_PATH') ?? path.join(dataDir, 'structqa.sqlite')),
@@ -291,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
       redisTimeoutMs: int(env, 'STRUCTQA_REDIS_TIMEOUT_MS', 250),
       reservationTtlMs: int(env, 'STRUCTQA_RESERVATION_TTL_MS', 15_000),
       slotLeaseMs: int(env, 'STRUCTQA_SLOT_LEASE_MS', 5000),
+      callBudgetMs: int(env, 'STRUCTQA_CALL_BUDGET_MS', 9000),
     },
   };
 }

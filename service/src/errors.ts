@@ -20,7 +20,12 @@
  *    ├── InternalError            500 internal_error    (request id only)
  *    ├── IdempotencyKeyReused     400 idempotency_key_reused (same key, different body: Stripe's rule)
  *    ├── MethodNotAllowed         405 method_not_allowed (Allow)
- *    └── StorageUnavailable       503 storage_unavailable (Retry-After, retry-after-ms; the database is unreachable)
+ *    ├── StorageUnavailable       503 storage_unavailable (Retry-After, retry-after-ms; the database is unreachable)
+ *    │   a request refused before any route (Node's HTTP parser, Fastify's router; http/protocol-errors.ts):
+ *    ├── BadRequest               400 bad_request       (malformed request line, headers, chunked body, URL encoding, a body that ends early)
+ *    ├── RequestTimeout           408 request_timeout   (the request did not arrive within the server's time)
+ *    ├── UriTooLong               414 uri_too_long
+ *    └── HeadersTooLarge          431 headers_too_large
  *
  * The HTTP layer turns any ServiceError into `{"detail": {"error_type", "message", ...extra}}` with the
  * header `x-service-error-code`; anything else becomes InternalError with no internals exposed.
@@ -50,7 +55,11 @@ export type ErrorCode =
   | 'internal_error'
   | 'idempotency_key_reused'
   | 'method_not_allowed'
-  | 'storage_unavailable';
+  | 'storage_unavailable'
+  | 'bad_request'
+  | 'request_timeout'
+  | 'uri_too_long'
+  | 'headers_too_large';
 
 export class ServiceError extends Error {
   constructor(
@@ -264,5 +273,38 @@ export class MethodNotAllowed extends ServiceError {
 export class StorageUnavailable extends ServiceError {
   constructor(retryAfterMs = 1000) {
     super(503, 'storage_unavailable', 'The accounts database is unreachable; retry after a short delay.', {}, retryHeaders(retryAfterMs));
+  }
+}
+
+/**
+ * A request the HTTP layer could not read as one (contract §6: 400 bad_request): a malformed request
+ * line or header, bad chunked framing, a body shorter than its Content-Length, a URL that is not valid
+ * percent-encoding, an HTTP/1.1 request without exactly one Host. 400 rather than the 501/505 the RFCs
+ * suggest for an unknown method, transfer coding or version: bad input never gets a 5xx (clients retry those).
+ */
+export class BadRequest extends ServiceError {
+  constructor(message = 'The request is not valid HTTP.') {
+    super(400, 'bad_request', message);
+  }
+}
+
+/** The request's headers or body did not arrive within the server's time (RFC 9110 §15.5.9). */
+export class RequestTimeout extends ServiceError {
+  constructor() {
+    super(408, 'request_timeout', 'The request did not arrive in time; send it again.');
+  }
+}
+
+/** The request target is longer than the server reads (RFC 9110 §15.5.15). */
+export class UriTooLong extends ServiceError {
+  constructor(message = 'The request target (URI) is too long.') {
+    super(414, 'uri_too_long', message);
+  }
+}
+
+/** The request line and headers together are over the server's limit (RFC 6585 §5). */
+export class HeadersTooLarge extends ServiceError {
+  constructor(limitBytes: number) {
+    super(431, 'headers_too_large', `The request's headers are larger than ${limitBytes} bytes.`, { limit_bytes: limitBytes });
   }
 }

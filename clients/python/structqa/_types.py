@@ -39,10 +39,15 @@ class ChoiceModel(TypedDict):
     criteria: Mapping[str, JSONContent | None]
 
 
+ScoreLevel = TypeAliasType("ScoreLevel", "JSONContent | int | float | bool")
+"""A score level: a description, or (laya's form, a structqa extension) a bare number or boolean, which the
+model reads as laya does and the legend echoes as text (``3`` → ``"3"``)."""
+
+
 class ScoreModel(TypedDict):
     type: Literal["score"]
     instructions: NotRequired[JSONContent | None]
-    criteria: Sequence[JSONContent]
+    criteria: Sequence[ScoreLevel]
 
 
 class _Question(BaseModel):
@@ -83,7 +88,7 @@ class Score(_Question):
     """Rate on an ordered rubric: ``criteria`` lists the levels low → high (level = index)."""
 
     type: Literal["score"] = "score"
-    criteria: Sequence[JSONContent]
+    criteria: Sequence[ScoreLevel]
     instructions: JSONContent | None = None
 
 

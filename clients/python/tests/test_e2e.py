@@ -366,6 +366,15 @@ async def test_every_question_type(make: Any, state_kind: str) -> None:
     assert "action" not in r.raw_http_response.text
 
 
+async def test_score_levels_as_bare_numbers(make: Any) -> None:
+    # laya's form, a structqa extension: the legend echoes such a level as laya writes it
+    r = await make().system_one("The parcel is two weeks late.", {"q": Score(instructions="How late, in weeks?", criteria=["none", 1, 2.5, True])}, deadline=30)
+    a = r.answers["q"]
+    assert a.type == "score"
+    assert a.legend == {0: "none", 1: "1", 2: "2.5", 3: "true"}
+    assert abs(sum(a.probabilities.values()) - 1) < 1e-6
+
+
 async def test_aliases_route_by_language(make: Any) -> None:
     c = make()
     fr = await c.system_one(

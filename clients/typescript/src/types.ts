@@ -22,8 +22,12 @@ export interface ChoiceQuestion<C extends ChoiceCriteria = ChoiceCriteria> {
   criteria: C;
 }
 
-/** Ordered levels, low → high; level number = index. */
-export type ScoreCriteria = readonly Content[];
+/**
+ * Ordered levels, low → high; level number = index. A level may also be a bare number or boolean
+ * (laya's form, a structqa extension: the model reads it as laya does and the legend echoes it as text,
+ * `3` → `"3"`); the earlier service's clients send descriptions only.
+ */
+export type ScoreCriteria = readonly (Content | number | boolean)[];
 
 /** Rate on an ordered scale of 2..10 levels. */
 export interface ScoreQuestion<S extends ScoreCriteria = ScoreCriteria> {

@@ -150,6 +150,14 @@ describe('answers', () => {
     });
   }
 
+  test("score levels given as bare numbers (laya's form) are answered, their legend as text", async () => {
+    const res = await client().systemOne({ state: 'The parcel is two weeks late.', questions: { q: score('How late is it, in weeks?', ['none', 1, 2.5, true]) } });
+    const a = res.answers['q']!;
+    assert.equal(a.type, 'score');
+    assert.deepEqual(a.type === 'score' && a.legend, { '0': 'none', '1': '1', '2': '2.5', '3': 'true' });
+    assertDistribution((a as { probabilities: Record<string, number> }).probabilities, ['0', '1', '2', '3']);
+  });
+
   test('aliases route by language; checkpoint names are used as named', async () => {
     const c = client();
     const fr = await c.systemOne({

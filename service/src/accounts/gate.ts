@@ -2,7 +2,9 @@
  * The Gate (see types.ts): authentication, limits and the monthly allowance in front of every
  * answered call, plus the admin operations the CLI and admin routes use.
  *
- * enter(): [idempotent replay?] → in-flight slot (a renewed lease) → request rate — before any text work;
+ * arrive(): in-flight slot (a renewed lease) → request rate — from the key alone, before the body is read;
+ * enter(): [idempotent replay?] → (the arrival's, or a new) slot and request rate → an oversized body's
+ *          metered text work from the token rate — before any text work;
  * entry.admit(cost): processed-token rate → allowance reservation — once the call is tokenized.
  * admit() is both at once. A refusal at any step undoes the earlier steps (the slot is freed; the
  * rate tokens of a refused call stay spent, as usual for rate limits).
@@ -24,8 +26,8 @@ import {
   UNKNOWN_KEY_MESSAGE,
 } from './keys.js';
 import { dayOf, periodEnd, periodOf } from './period.js';
-import { AccountError, AccountStore, sameRequest, usageTotals, type AccountRecord, type KeyRecord, type LimitOverrides, type UsageTotals } from './store.js';
-import type { Account, Admission, Charge, Entry, Gate } from './types.js';
+import { AccountError, AccountStore, sameRequest, usageTotals, type AccountRecord, type CommitInput, type KeyRecord, type LimitOverrides, type UsageTotals } from './store.js';
+import type { Account, Admission, Arrival, Charge, Entry, Gate } from './types.js';
 
 export const USAGE_VIEW = '/app/usage';
 
@@ -132,29 +134,68 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
     return Math.min(10_000, Math.max(50, sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]!));
   };
 
-  // Reservations whose release failed while the database was unreachable, retried until it answers
-  // (bounded: past that the TTL sweep gives them back).
-  const pendingReleases = new Set<string>();
-  let releaseTimer: NodeJS.Timeout | undefined;
-  const retryReleases = () => {
-    if (releaseTimer || pendingReleases.size === 0) return;
-    releaseTimer = setTimeout(async () => {
-      for (const id of [...pendingReleases]) {
+  // Repairs the database could not take while it was unreachable, retried every 0.5 s until it answers
+  // (bounded; past that the TTL sweep gives reservations back): a reservation to give back, and the usage
+  // record of a call answered 503 whose commit may have landed (accounts/store.ts, voidRecord).
+  const pendingRepairs = new Map<string, () => Promise<unknown>>();
+  let repairTimer: NodeJS.Timeout | undefined;
+  const retryRepairs = () => {
+    if (repairTimer || pendingRepairs.size === 0) return;
+    repairTimer = setTimeout(async () => {
+      for (const [id, repair] of [...pendingRepairs]) {
         try {
-          await store.release(id);
-          pendingReleases.delete(id);
+          await repair();
+          pendingRepairs.delete(id);
         } catch {
           break; // still down: try again later
         }
       }
-      releaseTimer = undefined;
-      retryReleases();
+      repairTimer = undefined;
+      retryRepairs();
     }, 500);
-    releaseTimer.unref();
+    repairTimer.unref();
   };
-  const releaseLater = (id: string) => {
-    if (pendingReleases.size < 10_000) pendingReleases.add(id);
-    retryReleases();
+  const repairLater = (id: string, repair: () => Promise<unknown>) => {
+    if (pendingRepairs.size < 10_000) pendingRepairs.set(id, repair);
+    retryRepairs();
+  };
+  const releaseLater = (reservationId: string) => repairLater(`release ${reservationId}`, () => store.release(reservationId));
+
+  /**
+   * Commits a call's usage record. When the database stops answering during the commit, the
+   * transaction may have committed with only its acknowledgement lost, so the call's fate is learned
+   * by its request id once the database answers again: written → done (the call is answered);
+   * not written → written now (the unique request id makes a second record impossible). Until
+   * `deadline`; then the call is refused 503 (StorageUnavailable), and a record that did land without
+   * an Idempotency-Key (no retry could ever be given its answer) is voided as soon as the database lets it.
+   */
+  const recordUsage = async (input: CommitInput, deadline: number): Promise<void> => {
+    let failure: unknown;
+    try {
+      await store.commit(input);
+      return;
+    } catch (err) {
+      if (!isStorageUnavailable(err)) throw err;
+      failure = err;
+    }
+    for (let wait = 100; clock() + wait < deadline; wait = Math.min(1000, wait * 2)) {
+      await new Promise((r) => setTimeout(r, wait));
+      try {
+        if (!(await store.recorded(input.requestId))) await store.commit(input);
+        log.info({ requestId: input.requestId }, 'usage record settled after its acknowledgement was lost');
+        return;
+      } catch (err) {
+        if (!isStorageUnavailable(err)) throw err;
+        failure = err;
+      }
+    }
+    log.warn({ requestId: input.requestId }, 'the fate of a usage record could not be learned within the call budget: answered 503');
+    if (input.idempotencyKey === undefined) {
+      repairLater(`void ${input.requestId}`, async () => {
+        if (await store.voidRecord(input.requestId)) log.info({ requestId: input.requestId }, 'usage record of a call answered 503 voided');
+      });
+    }
+    throw failure;
   };
 
   const toAccount = (r: AccountRecord): Account => ({ id: r.id, name: r.name, limits: r.limits });
@@ -163,6 +204,58 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
     const a = await store.getAccount(ref);
     if (!a) throw new AccountError(`No account named or with id ${JSON.stringify(ref)}.`);
     return a;
+  };
+
+  /** An in-flight slot and a request counted: what a call holds from its arrival until it is settled. */
+  interface Held {
+    started: number;
+    freeSlot(): Promise<void>;
+  }
+  const arrivals = new WeakMap<Arrival, Held & { taken: boolean }>();
+
+  /**
+   * The in-flight slot (a renewed lease) and one request of the request rate, with `textWorkTokens` of
+   * the token rate: before any text work (tokenizing is the expensive part of a refusal).
+   */
+  const hold = async (account: Account, textWorkTokens: number): Promise<Held> => {
+    const limits = account.limits;
+    // The slot is a lease renewed while the call runs (a third of the lease apart): the slots of a
+    // replica that died are free again within one lease.
+    const slot = await limiter.acquireSlot(account.id, limits.inFlight, c.slotLeaseMs);
+    if (!slot.ok) throw new InFlightLimit(Math.ceil(typicalCallMs()), limits.inFlight);
+    const started = clock();
+    let holding = true;
+    const renewal = setInterval(() => void slot.renew().catch(() => undefined), Math.max(100, Math.floor(c.slotLeaseMs / 3)));
+    renewal.unref();
+    const freeSlot = async () => {
+      if (!holding) return;
+      holding = false;
+      clearInterval(renewal);
+      await slot.release().catch((err: Error) => log.warn({ err: err.message }, 'in-flight slot release failed (it expires)'));
+    };
+    try {
+      const rate = await limiter.consumeRate(account.id, limits, textWorkTokens, 1);
+      if (!rate.ok) throw new RateLimited(rate.retryAfterMs);
+    } catch (err) {
+      await freeSlot();
+      throw err;
+    }
+    return { started, freeSlot };
+  };
+
+  const arrive = async (account: Account, textWorkTokens: number): Promise<Arrival> => {
+    const held = { ...(await hold(account, textWorkTokens)), taken: false };
+    const arrival: Arrival = { leave: async () => (held.taken ? undefined : held.freeSlot()) };
+    arrivals.set(arrival, held);
+    return arrival;
+  };
+
+  /** The slot of an arrival, now the entry's to free. */
+  const takeOver = (arrival: Arrival): Held => {
+    const held = arrivals.get(arrival);
+    if (!held) throw new Error('an arrival of another gate');
+    held.taken = true;
+    return held;
   };
 
   const gate: AccountsGate = {
@@ -189,6 +282,8 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
       return entry.admit(call.processedTokens);
     },
 
+    arrive: (account) => arrive(account, 0),
+
     async enter(account, call): Promise<Entry> {
       const key = call.idempotencyKey;
       const limits = account.limits;
@@ -197,37 +292,36 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
         const done = await db.query<{ response_status: unknown; response_body: string | null; request_hash: unknown }>(
           'SELECT response_status, response_body, request_hash FROM usage_records WHERE account_id = $1 AND idempotency_key = $2',
           [account.id, key],
-        );
-        if (done[0] && !sameRequest(done[0].request_hash, call.requestHash)) throw new IdempotencyKeyReused();
+        ).catch(async (err: unknown) => {
+          await call.arrival?.leave();
+          throw err;
+        });
+        if (done[0] && !sameRequest(done[0].request_hash, call.requestHash)) {
+          await call.arrival?.leave();
+          throw new IdempotencyKeyReused();
+        }
         if (done[0]) {
+          await call.arrival?.leave();
           const replay = { status: Number(done[0].response_status) || 200, body: done[0].response_body ?? '' };
           return { replay, admit: async () => replayAdmission(replay.status, replay.body), leave: async () => undefined };
         }
       }
 
-      // The slot is a lease renewed while the call runs (a third of the lease apart): the slots of a
-      // replica that died are free again within one lease.
-      const slot = await limiter.acquireSlot(account.id, limits.inFlight, c.slotLeaseMs);
-      if (!slot.ok) throw new InFlightLimit(Math.ceil(typicalCallMs()), limits.inFlight);
-      const started = clock();
-      let holding = true;
-      const renewal = setInterval(() => void slot.renew().catch(() => undefined), Math.max(100, Math.floor(c.slotLeaseMs / 3)));
-      renewal.unref();
-      const freeSlot = async () => {
-        if (!holding) return;
-        holding = false;
-        clearInterval(renewal);
-        await slot.release().catch((err: Error) => log.warn({ err: err.message }, 'in-flight slot release failed (it expires)'));
-      };
-      try {
-        // The request is counted before any text work (tokenizing is the expensive part of a refusal),
-        // with the metered text work of an oversized body (http/body.ts) from the token rate.
-        const rate = await limiter.consumeRate(account.id, limits, call.textWorkTokens ?? 0, 1);
-        if (!rate.ok) throw new RateLimited(rate.retryAfterMs);
-      } catch (err) {
-        await freeSlot();
-        throw err;
-      }
+      let held: Held;
+      if (call.arrival) {
+        held = takeOver(call.arrival);
+        // The request was counted on arrival; an oversized body's text work is metered now that its size is known.
+        if ((call.textWorkTokens ?? 0) > 0) {
+          try {
+            const rate = await limiter.consumeRate(account.id, limits, call.textWorkTokens!, 0);
+            if (!rate.ok) throw new RateLimited(rate.retryAfterMs);
+          } catch (err) {
+            await held.freeSlot();
+            throw err;
+          }
+        }
+      } else held = await hold(account, call.textWorkTokens ?? 0);
+      const { started, freeSlot } = held;
       const admitStep = async (cost: number): Promise<Admission> => {
         if (!Number.isSafeInteger(cost) || cost < 0) throw new Error(`processedTokens must be a non-negative integer, got ${cost}`);
         try {
@@ -279,7 +373,7 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
               settled = true;
               clearInterval(lease);
               try {
-                await store.commit({
+                await recordUsage({
                   reservationId,
                   accountId: account.id,
                   period,
@@ -293,9 +387,9 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
                   outputTokens: charge.outputTokens,
                   responseBody: charge.responseBody,
                   now: clock(),
-                });
+                }, started + c.callBudgetMs);
               } catch (err) {
-                settled = false; // nothing was written: release() may still give the reservation back
+                settled = false; // nothing was written (or it is voided later): release() may still give the reservation back
                 throw err;
               }
               noteDuration(clock() - started);
@@ -409,8 +503,8 @@ export async function createGate(config: Config, log: GateLog, opts: GateOptions
 
     async close() {
       clearInterval(sweeper);
-      clearTimeout(releaseTimer);
-      for (const id of pendingReleases) await store.release(id).catch(() => undefined);
+      clearTimeout(repairTimer);
+      for (const repair of pendingRepairs.values()) await repair().catch(() => undefined);
       await limiter.close();
       await db.close();
     },

@@ -433,6 +433,33 @@ export class AccountStore {
     });
   }
 
+  /** Whether the usage record of the call with this request id was written. */
+  async recorded(requestId: string): Promise<boolean> {
+    const rows = await this.db.query('SELECT 1 AS one FROM usage_records WHERE request_id = $1', [requestId]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Removes the usage record of a call that was answered 503 although its commit landed (its
+   * acknowledgement was lost and its fate could not be learned in time), with its tokens: no charge
+   * without its answer. Returns whether there was one.
+   */
+  async voidRecord(requestId: string): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      const gone = await q.query<{ account_id: string; period: string; processed_tokens: unknown }>(
+        'DELETE FROM usage_records WHERE request_id = $1 RETURNING account_id, period, processed_tokens',
+        [requestId],
+      );
+      if (!gone[0]) return false;
+      await q.query('UPDATE account_periods SET used = used - $3 WHERE account_id = $1 AND period = $2', [
+        gone[0].account_id,
+        gone[0].period,
+        num(gone[0].processed_tokens),
+      ]);
+      return true;
+    });
+  }
+
   /** Extends a reservation's lease (a running call); an expired and swept one stays gone. */
   async renew(reservationId: string, expiresAt: number): Promise<void> {
     await this.db.query('UPDATE reservations SET expires_at = $2 WHERE id = $1', [reservationId, expiresAt]);

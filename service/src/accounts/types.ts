@@ -60,10 +60,25 @@ export interface Entry {
   leave(): Promise<void>;
 }
 
+/**
+ * A call counted from its key alone, before its body is read: its in-flight slot is held and its
+ * request counted against the request rate. A caller over its limits is refused (429) at no cost but
+ * the bytes it sends: nothing of its body is parsed or hashed.
+ */
+export interface Arrival {
+  /** Frees the slot, unless `enter` took the arrival over (then its entry frees it). Safe to call more than once. */
+  leave(): Promise<void>;
+}
+
 export interface Gate {
   authenticate(authorization: string | undefined): Promise<Account>;
-  /** Before any text work: replay, in-flight slot, request rate (401s are done; 429 here). */
-  enter(account: Account, call: { idempotencyKey?: string; requestHash?: string; textWorkTokens?: number }): Promise<Entry>;
+  /** Before the body: in-flight slot and request rate (429). Optional: without it `enter` does both. */
+  arrive?(account: Account): Promise<Arrival>;
+  /**
+   * Before any text work: replay, then (unless `arrival` holds them already) the in-flight slot and the
+   * request rate, and the metered text work of an oversized body from the token rate (401s are done; 429 here).
+   */
+  enter(account: Account, call: { idempotencyKey?: string; requestHash?: string; textWorkTokens?: number; arrival?: Arrival }): Promise<Entry>;
   admit(account: Account, call: { processedTokens: number; idempotencyKey?: string; requestHash?: string }): Promise<Admission>;
   /** Whether the accounts storage answers now (readiness); absent: always. */
   ready?(): Promise<boolean>;

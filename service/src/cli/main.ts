@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.js';
 import { registerAccountCommands } from './keys.js';
 import { registerCheckpointCommands } from './checkpoints.js';
+import { registerMcpCommand } from './mcp.js';
 import { registerMigrateCommand } from './migrate.js';
 import { serve } from './serve.js';
 
@@ -26,6 +27,7 @@ program
 registerAccountCommands(program, config);
 registerCheckpointCommands(program, config);
 registerMigrateCommand(program, config);
+registerMcpCommand(program, config);
 
 try {
   await program.parseAsync(process.argv);

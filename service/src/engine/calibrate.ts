@@ -2,8 +2,10 @@
  * From marker logits to answers: temperature per question type and option-count bucket (clamped to
  * [0.5, 5], per-language overrides), softmax, and the confidence formulas of the reference (§3.2).
  */
+import { listOptions, type ChoiceValue, type Label } from './labels.js';
 import type { Manifest, OptionBucket, QuestionType } from './manifest.js';
-import type { Content } from './render.js';
+import { renderContent, type Content } from './render.js';
+import { sourceShape } from './source-json.js';
 
 export const TEMPERATURE_MIN = 0.5;
 export const TEMPERATURE_MAX = 5;
@@ -79,7 +81,7 @@ function clamp01(x: number): number {
 
 export type Answer =
   | { type: 'noul'; noul: number }
-  | { type: 'choice'; choice: string; probabilities: Record<string, number>; confidence: number }
+  | { type: 'choice'; choice: ChoiceValue; probabilities: Record<string, number>; confidence: number }
   | { type: 'score'; score: number; legend: Record<string, Content>; probabilities: Record<string, number>; confidence: number };
 
 /** Shape one question's probabilities (in marker order) as its answer. */
@@ -90,13 +92,20 @@ export function toAnswer(type: QuestionType, keys: string[], p: number[], criter
   switch (type) {
     case 'noul':
       return { type: 'noul', noul: p[1]! };
-    case 'choice':
-      return { type: 'choice', choice: keys[argmax(p)]!, probabilities, confidence: choiceConfidence(p) };
+    case 'choice': {
+      // laya's list form answers with the label itself (3, true, "a"), as laya does (engine/labels.ts)
+      const choice = Array.isArray(criteria) ? listOptions(criteria as Label[]).values[argmax(p)]! : keys[argmax(p)]!;
+      return { type: 'choice', choice, probabilities, confidence: choiceConfidence(p) };
+    }
     case 'score': {
       const legend: Record<string, Content> = {}; // keys are "0".."n-1", never a request name
+      const numbers = sourceShape(criteria as object)?.numbers;
       // Never null: the official Python SDK rejects a null legend value (a level given as null has no
-      // description, so its legend is the empty string; docs/conformance.md).
-      (criteria as Content[]).forEach((level, i) => (legend[String(i)] = level ?? ''));
+      // description, so its legend is the empty string; docs/conformance.md). A number or boolean level
+      // (laya's form) reads as laya's legend writes it: its text ("3", "3.0", "true").
+      (criteria as Content[]).forEach((level, i) => {
+        legend[String(i)] = typeof level === 'number' || typeof level === 'boolean' ? renderContent(level, numbers?.get(String(i))) : level ?? '';
+      });
       const score = p.reduce((sum, pi, i) => sum + i * pi, 0);
       return { type: 'score', score, legend, probabilities, confidence: scoreConfidence(p) };
     }

@@ -34,7 +34,9 @@ async function lateHead(checkpoint: Checkpoint, cfg: LateInteraction, name: stri
   const late = lateQuestion(name, q);
   const loc = ['body', 'questions', name, q.type, 'criteria'];
   if (!late) throw new InvalidRequest([{ loc, msg: `two options render to the same text for ${checkpoint.name}`, type: 'value_error' }]);
-  const key = JSON.stringify([late.text, late.options, q.type]);
+  const keys = optionKeys(q);
+  // the answer keys too: two questions may read alike and be keyed apart ({"a: b": null} and {"a": "b"})
+  const key = JSON.stringify([late.text, late.options, q.type, keys]);
   const hit = cache.get(key);
   if (hit) return hit;
   const { cls, sep } = checkpoint.tokenizer.special;
@@ -47,7 +49,7 @@ async function lateHead(checkpoint: Checkpoint, cfg: LateInteraction, name: stri
       msg: `option ${long} reads ${segments[long]!.length} tokens with its question; ${checkpoint.name} reads at most ${cfg.max_choice_tokens} per option and nothing is cut`,
     }]);
   }
-  const built: LateHead = { head: { type: q.type, ids: [], markers: [], keys: optionKeys(q) }, text: late.text, segments };
+  const built: LateHead = { head: { type: q.type, ids: [], markers: [], keys }, text: late.text, segments };
   cache.set(key, built);
   while (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   return built;

@@ -13,6 +13,7 @@
  * scores are per option, so the order changes nothing), the question followed by "True if: …" /
  * "False if: …" when criteria give them. A question without instructions reads its own name.
  */
+import { listOptions, type Label } from './labels.js';
 import type { LateInteraction } from './manifest.js';
 import { orderedKeys, pythonJson, type Content, type Question } from './render.js';
 import { sourceShape } from './source-json.js';
@@ -63,10 +64,13 @@ export function lateQuestion(name: string, q: Question): LateQuestion | undefine
     case 'choice': {
       const c = q.criteria as Record<string, Content>;
       const numbers = sourceShape(c)?.numbers;
-      const options = orderedKeys(c).map((k) => {
-        const d = pyText(c[k], numbers?.get(k));
-        return pyStrip(d) ? `${k}: ${d}` : k;
-      });
+      // laya's list form: Decima reads each label as str(label), without a description
+      const options = Array.isArray(c)
+        ? listOptions(c as Label[]).texts
+        : orderedKeys(c).map((k) => {
+            const d = pyText(c[k], numbers?.get(k));
+            return pyStrip(d) ? `${k}: ${d}` : k;
+          });
       return new Set(options).size < options.length ? undefined : { text, options, qtype: 0 };
     }
     case 'score': {

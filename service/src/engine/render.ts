@@ -5,7 +5,11 @@
  * client's order and numbers as Python writes them (source-json.ts keeps what JSON.parse loses).
  */
 import type { QuestionType } from './manifest.js';
+import { listOptions, type Label } from './labels.js';
+import { pythonNumber } from './python-number.js';
 import { sourceShape } from './source-json.js';
+
+export { pythonFloat, pythonNumber } from './python-number.js';
 
 export type Content = string | number | boolean | null | Content[] | { [key: string]: Content };
 
@@ -13,41 +17,6 @@ export interface Question {
   type: QuestionType;
   instructions?: Content;
   criteria?: Content;
-}
-
-/**
- * Python's `repr(float)`: the shortest digits that round-trip (the same digits JavaScript prints),
- * positional from 1e-4 up to 1e16, otherwise scientific with a signed, two-digit-minimum exponent
- * (`1e-05`, `1.5e+16`); integral values keep `.0`. Infinity reads as json.dumps writes it.
- */
-export function pythonFloat(x: number): string {
-  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const [mantissa, expText] = Math.abs(x).toExponential().split('e') as [string, string];
-  const digits = mantissa.replace('.', '');
-  const exp = Number(expText);
-  const sign = x < 0 ? '-' : '';
-  if (exp < -4 || exp >= 16) {
-    const e = `${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-    return `${sign}${digits[0]}${digits.length > 1 ? '.' + digits.slice(1) : ''}e${e}`;
-  }
-  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  const whole = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
-  return `${sign}${whole}.${digits.slice(exp + 1) || '0'}`;
-}
-
-/**
- * A JSON number as Python writes it after `json.loads`: from its source text when known (an integer
- * literal stays an exact int, anything with a fraction or exponent is a float), else from the value
- * (integral values below 2^53 as ints, others as floats).
- */
-export function pythonNumber(value: number, source?: string): string {
-  if (source !== undefined) {
-    if (/^-?\d+$/.test(source)) return BigInt(source).toString();
-    return pythonFloat(Number(source));
-  }
-  if (Number.isInteger(value) && Math.abs(value) < 2 ** 53) return String(value === 0 ? 0 : value);
-  return pythonFloat(value);
 }
 
 /** An object's keys in the client's order (integer-like keys included), else JavaScript's. */
@@ -92,6 +61,7 @@ export function renderOptions(question: Question): string[] {
   const criteria = question.criteria;
   switch (question.type) {
     case 'choice': {
+      if (Array.isArray(criteria)) return listOptions(criteria as Label[]).texts; // laya's list form: str(label)
       const c = criteria as Record<string, Content>;
       const numbers = sourceShape(c)?.numbers;
       return orderedKeys(c).map((key) => (isBlank(c[key]) ? key : `${key}: ${renderContent(c[key], numbers?.get(key))}`));
@@ -116,10 +86,11 @@ export function renderHead(question: Question): string {
   return `${question.type} question: ${instructions}`;
 }
 
-/** Answer keys in marker order: choice option names, score levels "0".."n-1", noul [false, true]. */
+/** Answer keys in marker order: choice option names (list form: as laya keys them), score levels "0".."n-1", noul [false, true]. */
 export function optionKeys(question: Question): string[] {
   switch (question.type) {
     case 'choice':
+      if (Array.isArray(question.criteria)) return listOptions(question.criteria as Label[]).keys;
       return orderedKeys(question.criteria as Record<string, unknown>);
     case 'score':
       return (question.criteria as unknown[]).map((_, i) => String(i));

@@ -2,14 +2,16 @@
  * The Fastify application: request ids, logging, error rendering, metrics, OpenAPI, and the routes.
  * Dependencies (engine, router, gate) are passed in so tests can build an app around real parts.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Gate } from '../accounts/types.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
-import { InternalError, MethodNotAllowed, NotFound, Overloaded, PayloadTooLarge } from '../errors.js';
+import http from 'node:http';
+import { InternalError, MethodNotAllowed, NotFound, Overloaded } from '../errors.js';
 import { doneAnswering, startAnswering } from './in-handler.js';
-import type { IncomingMessage } from 'node:http';
+import { isLingering, lingerAfterResponse } from './linger.js';
+import { clientErrorHandler, frameworkErrorHandler, hostProblem } from './protocol-errors.js';
 import type { ModelRouter } from '../routing/models.js';
 import { parseBody, sha256 } from './body.js';
 import { errorBody, toServiceError } from './errors.js';
@@ -20,7 +22,9 @@ import { newRequestId } from './request-id.js';
 import { healthRoutes } from './routes/health.js';
 import { modelRoutes } from './routes/models.js';
 import { systemOneRoutes } from './routes/systemone.js';
+import { mcpRoutes } from '../mcp/endpoint.js';
 import { rememberSource } from '../engine/source-json.js';
+import { schemaKeywords } from '../schemas/systemone.js';
 
 export interface AppDeps {
   config: Config;
@@ -47,7 +51,12 @@ const MEDIA_TYPE = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;.*)?$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const metrics = deps.metrics ?? new Metrics();
-  const app = Fastify({
+  const app: FastifyInstance = Fastify({
+    // Requests refused before any route answer like every other error (http/protocol-errors.ts).
+    clientErrorHandler: clientErrorHandler({ log: () => app.log, metrics, linger: config.linger, maxHeaderBytes: http.maxHeaderSize, bodyLimitBytes: config.bodyLimitBytes }),
+    frameworkErrors: frameworkErrorHandler,
+    // Node's own Host check answers a bare 400; the onRequest hook below answers it with the contract's headers.
+    http: { requireHostHeader: false },
     ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? loggerOptions(config.logLevel) }),
     genReqId: newRequestId,
     // one log line per request (in onResponse) instead of Fastify's two
@@ -57,17 +66,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // below), not Fastify's bare 503.
     return503OnClosing: false,
     ajv: {
-      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false },
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, discriminator: true, allErrors: false, keywords: schemaKeywords },
     },
   });
 
   // The moment a request reaches JavaScript, before Fastify routes it: the start of its Server-Timing.
   app.server.prependListener('request', (raw) => requestArrivals.set(raw, performance.now()));
+  // `Expect: 100-continue`: the interim 100 is sent only once the body is about to be read (preParsing
+  // below), so a call refused from its headers (401, 413 by Content-Length, 429) is not invited to upload.
+  app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
 
   // Earlier clients always send JSON; every body is read by one parser whatever its declared type
   // (http/body.ts), so the same bytes give the same result (names are data, nesting is bounded).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    metrics.bodiesParsed.inc();
     try {
       req.bodyHash = sha256(body as string);
       req.bodyChars = (body as string).length;
@@ -92,6 +105,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-typesafe-request-id', request.id);
+    // A request pipelined behind one refused while its body was arriving: the connection is closing.
+    if (isLingering(request.raw.socket)) {
+      reply.hijack();
+      return;
+    }
+    const host = hostProblem(request.raw);
+    if (host) throw host;
     // A declared type that is not even a media type ("", "json") would make Fastify refuse the body
     // before our parser sees it: read such a body like any other (the same bytes, the same result).
     const declared = request.headers['content-type'];
@@ -100,20 +120,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       throw new Overloaded(config.engine.overloadedRetryMs, 'The service is stopping; retry the call (a fresh connection reaches a running replica).');
     }
   });
+  app.addHook('preParsing', async (request, reply) => {
+    const declared = Number(request.headers['content-length']);
+    if (request.headers.expect?.toLowerCase() === '100-continue' && !(declared > config.bodyLimitBytes)) reply.raw.writeContinue();
+  });
+  // A response that goes out while its request's body is still arriving (refused from the headers, or
+  // a 413 by Content-Length) closes the connection after it, lingering (http/linger.ts): the client
+  // reads the answer instead of a reset.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) {
+      reply.header('connection', 'close');
+      lingerAfterResponse(request.raw, config.linger);
+    }
+  });
   app.addHook('preHandler', async (request) => startAnswering(request.raw.socket));
   app.addHook('onResponse', async (request) => doneAnswering(request.raw.socket));
   app.addHook('onRequestAbort', async (request) => doneAnswering(request.raw.socket));
 
   app.setErrorHandler(async (error, request, reply) => {
+    // A request no route matches is a 404 or 405 whatever its body: Fastify reads the body of an
+    // unmatched request too (and refuses one without a Content-Type for a method such as QUERY).
+    if (request.is404 && !(error instanceof MethodNotAllowed)) {
+      const wrongMethod = methodNotAllowed(request);
+      if (!wrongMethod) return notFound(request, reply);
+      error = wrongMethod;
+    }
     const serviceError = toServiceError(error, config.bodyLimitBytes, request.body);
     // Only an unexpected failure is an error; an expected refusal (529 starting/overloaded, 503
     // storage_unavailable with its Retry-After, every 4xx) is the service working as documented.
     if (serviceError instanceof InternalError) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: serviceError.code, status: serviceError.status }, serviceError.message);
     request.errorCode = serviceError.code;
-    // Fastify rejects an oversized body from its headers alone; read (and drop) the rest so a client
-    // still uploading receives the 413 instead of a connection reset that it would retry.
-    if (serviceError instanceof PayloadTooLarge) await drain(request.raw);
     reply.code(serviceError.status).headers({ 'x-service-error-code': serviceError.code, ...serviceError.headers });
     return errorBody(serviceError);
   });
@@ -127,16 +164,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     known.push({ pattern, methods: [route.method].flat().map(String) });
   });
 
-  app.setNotFoundHandler(async (request, reply) => {
+  /** A known path asked with another method: 405 with Allow. */
+  const methodNotAllowed = (request: FastifyRequest): MethodNotAllowed | undefined => {
     const path = request.url.split('?')[0]!;
     const allowed = [...new Set(known.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
     // (a route that exists for this very method and sent itself here, like /admin without a token, stays a 404)
-    if (allowed.length > 0 && !allowed.includes(request.method)) throw new MethodNotAllowed(request.method, allowed);
+    return allowed.length > 0 && !allowed.includes(request.method) ? new MethodNotAllowed(request.method, allowed) : undefined;
+  };
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const wrongMethod = methodNotAllowed(request);
+    if (wrongMethod) throw wrongMethod;
     const error = new NotFound();
     request.errorCode = error.code;
     reply.code(404).header('x-service-error-code', error.code);
     return { detail: 'Not Found' };
-  });
+  };
+  app.setNotFoundHandler(async (request, reply) => notFound(request, reply));
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -164,32 +207,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { engine: deps.engine, metrics, gate: deps.gate });
   await app.register(modelRoutes, { engine: deps.engine, router: deps.router });
   await app.register(systemOneRoutes, { config, engine: deps.engine, router: deps.router, gate: deps.gate, metrics });
+  if (config.mcp.enabled) await app.register(mcpRoutes, { config, engine: deps.engine, router: deps.router, gate: deps.gate, metrics });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }
-
-/** Read and discard what is left of a request body, up to a bound in bytes and time. */
-async function drain(raw: IncomingMessage, maxBytes = 64 * 1024 * 1024, timeoutMs = 10_000): Promise<void> {
-  if (raw.readableEnded || raw.destroyed) return;
-  await new Promise<void>((resolve) => {
-    let seen = 0;
-    const done = () => {
-      clearTimeout(timer);
-      raw.off('data', onData);
-      resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > maxBytes) done();
-    };
-    const timer = setTimeout(done, timeoutMs);
-    raw.on('data', onData);
-    raw.once('end', done);
-    raw.once('close', done);
-    raw.once('error', done);
-    raw.resume();
-  });
-}
-

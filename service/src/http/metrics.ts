@@ -16,6 +16,17 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
+  readonly bodiesParsed = new client.Counter({
+    name: 'structqa_request_bodies_parsed_total',
+    help: 'Request bodies hashed and parsed as JSON. A call refused from its key (401/403/429) before its body is read adds none.',
+    registers: [this.registry],
+  });
+  readonly mcpToolCalls = new client.Counter({
+    name: 'structqa_mcp_tool_calls_total',
+    help: 'MCP tool calls by tool and outcome code ("" when answered; a refusal\'s error code otherwise). One /mcp request may carry several.',
+    labelNames: ['tool', 'code'] as const,
+    registers: [this.registry],
+  });
   readonly queueDepth = new client.Gauge({
     name: 'structqa_queue_rows',
     help: 'Rows waiting in each checkpoint batcher.',

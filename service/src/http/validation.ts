@@ -3,9 +3,11 @@
  * clients render for 422s (reference §4.1).
  */
 import type { ValidationIssue } from '../errors.js';
+import { DISTINCT_LABELS } from '../schemas/systemone.js';
 
 export interface AjvError {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
@@ -22,7 +24,15 @@ function location(instancePath: string): (string | number)[] {
     .map((part) => (/^(0|[1-9]\d*)$/.test(part) ? Number(part) : part));
 }
 
-function describe(error: AjvError): { type: string; msg: string; extra: (string | number)[] } {
+const ARTICLE: Record<string, string> = { string: 'a string', object: 'an object', array: 'an array', number: 'a number', integer: 'an integer', boolean: 'a boolean', null: 'null' };
+
+/** "a string, an object or an array": the JSON types a union's branches take. */
+function alternatives(types: string[]): string {
+  const words = types.map((t) => ARTICLE[t] ?? t);
+  return words.length <= 1 ? (words[0] ?? 'valid') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+function describe(error: AjvError, branchTypes: string[]): { type: string; msg: string; extra: (string | number)[] } {
   const p = error.params;
   switch (error.keyword) {
     case 'required':
@@ -30,7 +40,7 @@ function describe(error: AjvError): { type: string; msg: string; extra: (string 
     case 'type':
       return { type: `${String(p['type'])}_type`, msg: `Input should be a valid ${String(p['type'])}`, extra: [] };
     case 'anyOf':
-      return { type: 'union_type', msg: 'Input should be a string, an object or an array', extra: [] };
+      return { type: 'union_type', msg: `Input should be ${alternatives(branchTypes)}`, extra: [] };
     case 'discriminator': {
       const tag = p['tagValue'];
       return {
@@ -53,6 +63,8 @@ function describe(error: AjvError): { type: string; msg: string; extra: (string 
     case 'propertyNames':
       // The only propertyNames rule: choice option names are non-empty (an option "" has no text).
       return { type: 'string_too_short', msg: 'Option names should have at least 1 character', extra: [String(p['propertyName'])] };
+    case DISTINCT_LABELS:
+      return { type: 'value_error', msg: error.message ?? 'Labels should be distinct', extra: [] };
     case 'const':
       return { type: 'literal_error', msg: `Input should be ${JSON.stringify(p['allowedValue'])}`, extra: [] };
     default:
@@ -77,13 +89,40 @@ function withQuestionTag(loc: (string | number)[], body: unknown): (string | num
   return [...loc.slice(0, 3), type, ...loc.slice(3)];
 }
 
+/**
+ * An anyOf failure comes with each branch's own errors. When exactly one branch takes the value's JSON
+ * type (a map for a choice's criteria given as a map), its errors are the ones to report ("at least 2
+ * items"); otherwise the union's own error, which names the types it takes. Outermost unions first.
+ */
+function resolveUnions(errors: AjvError[]): Set<AjvError> {
+  const dropped = new Set<AjvError>();
+  const unions = errors.filter((e) => e.keyword === 'anyOf' && e.schemaPath).sort((a, b) => a.schemaPath!.length - b.schemaPath!.length);
+  for (const union of unions) {
+    if (dropped.has(union)) continue;
+    const branches = new Map<string, AjvError[]>();
+    for (const e of errors) {
+      const rest = e.schemaPath?.startsWith(`${union.schemaPath}/`) ? e.schemaPath.slice(union.schemaPath!.length + 1) : undefined;
+      const branch = rest?.split('/')[0];
+      if (branch !== undefined) branches.set(branch, [...(branches.get(branch) ?? []), e]);
+    }
+    const typed = [...branches.values()].filter((es) => !es.some((e) => e.keyword === 'type' && e.instancePath === union.instancePath));
+    const keep = typed.length === 1 ? typed[0]! : [];
+    if (keep.length > 0) dropped.add(union);
+    for (const es of branches.values()) for (const e of es) if (!keep.includes(e)) dropped.add(e);
+  }
+  return dropped;
+}
+
 export function toIssues(errors: AjvError[], body?: unknown): ValidationIssue[] {
-  // An anyOf failure also reports each branch's failure at the same path: keep only the anyOf.
-  const unions = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const dropped = resolveUnions(errors);
   // A propertyNames failure also reports the name's own failure: keep only the propertyNames one.
-  const kept = errors.filter((e) => (e.keyword === 'anyOf' || !unions.has(e.instancePath)) && e.propertyName === undefined);
+  const kept = errors.filter((e) => !dropped.has(e) && e.propertyName === undefined);
   const issues = kept.map((error) => {
-    const { type, msg, extra } = describe(error);
+    // a union's message names the types of its branches (their `type` errors at the same path)
+    const branchTypes = error.keyword === 'anyOf'
+      ? errors.filter((e) => e.keyword === 'type' && e.instancePath === error.instancePath).map((e) => String(e.params['type']))
+      : [];
+    const { type, msg, extra } = describe(error, branchTypes);
     return { loc: withQuestionTag(['body', ...location(error.instancePath), ...extra], body), msg, type };
   });
   return issues.length > 0 ? issues : [{ loc: ['body'], msg: 'Invalid request', type: 'value_error' }];

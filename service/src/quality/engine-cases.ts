@@ -4,7 +4,7 @@
  * temperature), the index of its expected option and the state's language as the router detects it
  * (the key of per-language temperatures).
  */
-import { Value } from '@sinclair/typebox/value';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { ServiceError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import type { Question } from '../engine/render.js';
@@ -33,10 +33,23 @@ export interface Skipped {
 
 const SCHEMAS = { noul: NoulQuestion, choice: ChoiceQuestion, score: ScoreQuestion } as const;
 
+const TYPE_ERRORS = new Set([ValueErrorType.Object, ValueErrorType.Array, ValueErrorType.String, ValueErrorType.Number, ValueErrorType.Boolean, ValueErrorType.Null]);
+
+/**
+ * A union's error carries each branch's errors: when exactly one branch takes the value's JSON type (a
+ * choice's criteria given as a map, not laya's list), its first error says what is wrong, as the API's 422 does.
+ */
+function specific(error: ValueError): ValueError {
+  if (error.type !== ValueErrorType.Union) return error;
+  const typed = error.errors.map((branch) => [...branch]).filter((es) => !es.some((e) => e.path === error.path && TYPE_ERRORS.has(e.type)));
+  return typed.length === 1 && typed[0]!.length > 0 ? specific(typed[0]![0]!) : error;
+}
+
 /** Throws a CaseInputError for the first case whose question the API would refuse (its schema). */
 export function checkQuestions(cases: readonly EvalCase[]): void {
   for (const c of cases) {
-    const first = Value.Errors(SCHEMAS[c.question.type], c.question).First();
+    const error = Value.Errors(SCHEMAS[c.question.type], c.question).First();
+    const first = error && specific(error);
     if (first) throw new CaseInputError(`${c.id}: the service would refuse this question (question${first.path.replace(/\//g, '.')}: ${first.message})`);
   }
 }

@@ -83,4 +83,12 @@ export const MIGRATIONS: Migration[] = [
     sqlite: [`ALTER TABLE reservations ADD COLUMN request_hash TEXT`, `ALTER TABLE usage_records ADD COLUMN request_hash TEXT`],
     postgres: [`ALTER TABLE reservations ADD COLUMN request_hash TEXT`, `ALTER TABLE usage_records ADD COLUMN request_hash TEXT`],
   },
+  {
+    // A call whose commit's acknowledgement was lost learns the fate of its usage record by its request
+    // id (accounts/gate.ts), and writing it again can never make a second one.
+    version: 3,
+    name: 'one usage record per request id',
+    sqlite: [`CREATE UNIQUE INDEX usage_records_request ON usage_records (request_id)`],
+    postgres: [`CREATE UNIQUE INDEX usage_records_request ON usage_records (request_id)`],
+  },
 ];

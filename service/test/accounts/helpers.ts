@@ -86,8 +86,9 @@ export function miniApp(): FastifyInstance {
   return app;
 }
 
+/** A charge; its request id is made unique (the ledger holds one record per request id), its body keeps the name given. */
 export function charge(requestId: string, tokens: number, model = 'core-0.3.20') {
-  return { requestId, model, processedTokens: tokens, inputTokens: Math.floor(tokens / 2), outputTokens: 1, responseBody: JSON.stringify({ id: requestId, tokens }) };
+  return { requestId: `${requestId}-${rand(6)}`, model, processedTokens: tokens, inputTokens: Math.floor(tokens / 2), outputTokens: 1, responseBody: JSON.stringify({ id: requestId, tokens }) };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

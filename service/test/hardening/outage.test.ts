@@ -2,9 +2,16 @@
  * Issue 20, item 5: a PostgreSQL outage (cut through a TCP proxy) is answered with the retryable 503
  * storage_unavailable and its Retry-After, /readyz turns unready, and once the database is back a
  * retry with the same Idempotency-Key is run at once instead of being told "still being answered".
+ *
+ * Issue 32, item 4: no charge without its answer. When a call's commit reaches PostgreSQL but the
+ * acknowledgement is lost (the proxy cuts right after COMMIT went out), the service learns the fate of
+ * the usage record by the call's request id once the database answers again, within the call's time
+ * budget: recorded → 200 with the answer; not recorded (cut before COMMIT) → recorded again → 200;
+ * not learnable in time → 503, and the record that landed is voided. The client sends no
+ * Idempotency-Key (as the earlier service's official clients), and the ledger stays exact.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { AccountsGate } from '../../src/accounts/gate.js';
 import { StorageUnavailable } from '../../src/errors.js';
@@ -18,13 +25,19 @@ let gate: AccountsGate;
 let served: AccountsTestApp;
 let app: FastifyInstance;
 const schema = `t_${rand(6)}`;
+const CALL_BUDGET_MS = 4000;
 
 before(async () => {
   const pg = new URL(PG_URL);
   proxy = await startTcpProxy(pg.hostname, Number(pg.port || 5432));
   pg.host = proxy.address;
   env = await testEnv('sqlite');
-  served = await testAppWithAccounts({ STRUCTQA_DATA_DIR: env.config.dataDir, DATABASE_URL: pg.toString(), STRUCTQA_DATABASE_SCHEMA: schema });
+  served = await testAppWithAccounts({
+    STRUCTQA_DATA_DIR: env.config.dataDir,
+    DATABASE_URL: pg.toString(),
+    STRUCTQA_DATABASE_SCHEMA: schema,
+    STRUCTQA_CALL_BUDGET_MS: String(CALL_BUDGET_MS),
+  });
   ({ app, gate } = served);
 });
 after(async () => {
@@ -86,4 +99,60 @@ test('HTTP during the outage: 503 storage_unavailable with Retry-After and the r
   }
   assert.equal(ok, 200);
   assert.equal((await app.inject({ method: 'POST', url: '/v1/systemone', headers, payload })).statusCode, 200);
+});
+
+describe('no charge without its answer (the acknowledgement of a commit lost, no Idempotency-Key)', () => {
+  const payload = { state: 'The parcel is late and the box was crushed.', questions: { q: { type: 'noul' } } };
+  /** One call with the proxy armed, restored `outageMs` after the cut; its response and the account's ledger. */
+  async function callThrough(cut: () => Promise<void>, outageMs: number) {
+    const { key, account } = await gate.createKey(`ack${rand(3)}`, { create: true });
+    const fired = cut().then(() => sleep(outageMs)).then(() => proxy.restore());
+    const res = await app.inject({ method: 'POST', url: '/v1/systemone', headers: { authorization: `Bearer ${key}` }, payload });
+    await fired;
+    return { res, accountId: account.id };
+  }
+  /** The ledger once the database answers again and the background repairs have run. */
+  async function settledTotals(accountId: string) {
+    let totals = await gate.totals({ accountId });
+    for (let i = 0; i < 50 && totals.openReservations > 0; i++) {
+      await sleep(100);
+      totals = await gate.totals({ accountId });
+    }
+    return totals;
+  }
+
+  test('COMMIT delivered, its acknowledgement lost: the record is found by request id, 200 with the answer, charged once', async () => {
+    const { res, accountId } = await callThrough(() => proxy.cutAfter('INSERT INTO usage_records', 'COMMIT'), 1000);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().answers.q.type, 'noul');
+    const totals = await settledTotals(accountId);
+    assert.equal(totals.records, 1);
+    assert.equal(totals.counterUsed, totals.processedTokens);
+    assert.equal(totals.processedTokens, res.json().usage.processed_tokens);
+    assert.equal(totals.openReservations, 0);
+  });
+
+  test('cut before COMMIT (the transaction rolled back): recorded again, 200, charged once', async () => {
+    const { res, accountId } = await callThrough(() => proxy.cutAfter('INSERT INTO usage_records'), 1000);
+    assert.equal(res.statusCode, 200, res.body);
+    const totals = await settledTotals(accountId);
+    assert.equal(totals.records, 1);
+    assert.equal(totals.counterUsed, totals.processedTokens);
+    assert.equal(totals.openReservations, 0);
+  });
+
+  test('the database back only after the call\'s budget: 503 with Retry-After, and the record that landed is voided', async () => {
+    const { res, accountId } = await callThrough(() => proxy.cutAfter('INSERT INTO usage_records', 'COMMIT'), CALL_BUDGET_MS + 1000);
+    assert.equal(res.statusCode, 503, res.body);
+    assert.equal(res.headers['x-service-error-code'], 'storage_unavailable');
+    assert.ok(Number(res.headers['retry-after']) >= 1);
+    let totals = await settledTotals(accountId);
+    for (let i = 0; i < 50 && totals.records > 0; i++) {
+      await sleep(100);
+      totals = await gate.totals({ accountId });
+    }
+    assert.equal(totals.records, 0, 'not charged: the client never got the answer');
+    assert.equal(totals.counterUsed, 0);
+    assert.equal(totals.counterReserved, 0);
+  });
 });

@@ -85,6 +85,14 @@ test('/openapi.json is OpenAPI 3.1 generated from the validating schemas', async
     assert.deepEqual(schema.required.sort(), ['questions', 'state']);
     const question = schema.properties.questions.additionalProperties ?? Object.values(schema.properties.questions.patternProperties ?? {})[0];
     assert.equal(question.oneOf.length, 3);
+    // laya's forms shown as accepted extensions: list-form choice criteria, number and boolean score levels
+    const [, choice, score] = question.oneOf;
+    const [map, list] = choice.properties.criteria.anyOf;
+    assert.equal(map.type, 'object');
+    assert.equal(list.type, 'array');
+    assert.deepEqual(list.items.anyOf.map((s: { type: string }) => s.type), ['string', 'number', 'boolean']);
+    assert.equal(list['x-distinct-labels'], true);
+    assert.ok(['number', 'boolean'].every((t) => score.properties.criteria.items.anyOf.some((s: { type: string }) => s.type === t)));
     assert.ok(doc.paths['/v1/models'].get);
     assert.ok(post.responses['422'] && post.responses['413'] && post.responses['529']);
   } finally {

@@ -267,7 +267,9 @@ describe('errors', () => {
     ['empty questions', { state: 'x', questions: {} }, ['body', 'questions']],
     ['unknown type', { state: 'x', questions: { q: { type: 'bool', instructions: 'x' } } }, ['body', 'questions', 'q']],
     ['one choice option', { state: 'x', questions: { q: { type: 'choice', criteria: { a: null } } } }, ['body', 'questions', 'q', 'choice', 'criteria']],
-    ['choice criteria as a list', { state: 'x', questions: { q: { type: 'choice', criteria: ['a', 'b'] } } }, ['body', 'questions', 'q', 'choice', 'criteria']],
+    // laya's list form is accepted (test/checkpoints/laya-forms.test.ts); what laya refuses in it is refused
+    ['choice criteria as a list with a null label', { state: 'x', questions: { q: { type: 'choice', criteria: ['a', null] } } }, ['body', 'questions', 'q', 'choice', 'criteria', 1]],
+    ['choice criteria as a list with a repeated label', { state: 'x', questions: { q: { type: 'choice', criteria: ['a', 'b', 'a'] } } }, ['body', 'questions', 'q', 'choice', 'criteria', 2]],
     ['11 score levels', { state: 'x', questions: { q: { type: 'score', criteria: Array.from({ length: 11 }, (_, i) => `l${i}`) } } }, ['body', 'questions', 'q', 'score', 'criteria']],
     ['score criteria as a map', { state: 'x', questions: { q: { type: 'score', criteria: { '0': 'low', '1': 'high' } } } }, ['body', 'questions', 'q', 'score', 'criteria']],
     ['missing choice criteria', { state: 'x', questions: { q: { type: 'choice', instructions: 'x' } } }, ['body', 'questions', 'q', 'choice', 'criteria']],

@@ -6,11 +6,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountsGate } from '../../accounts/gate.js';
 import { InvalidRequest } from '../../errors.js';
+import { errorResponses } from '../../schemas/systemone.js';
 import { USAGE_PAGE_HEADERS, USAGE_PAGE_HTML } from '../usage-page/page.js';
 
 export type UsageGate = Pick<AccountsGate, 'authenticate' | 'usage'>;
 
-const UsageReportSchema = {
+/** The answer of GET /v1/usage (also the MCP tool `usage`'s output schema). */
+export const UsageReportSchema = {
   type: 'object',
   properties: {
     account: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
@@ -52,6 +54,9 @@ const UsageReportSchema = {
   },
 } as const;
 
+/** GET /v1/usage's query (also the MCP tool `usage`'s input schema); parseMonth checks the month's form. */
+export const UsageQuery = { type: 'object', properties: { month: { type: 'string', description: 'YYYY-MM (UTC), from 1970-01 (422 otherwise); default: this month' } } } as const;
+
 export function parseMonth(raw: unknown): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   // From 1970 (no usage is older; and Date.UTC would read years 0–99 as 1900–1999).
@@ -71,8 +76,8 @@ export async function usageRoutes(app: FastifyInstance, opts: { gate: UsageGate 
         summary: "The caller's monthly allowance and usage",
         operationId: 'usage_v1_usage_get',
         security: [{ HTTPBearer: [] }],
-        querystring: { type: 'object', properties: { month: { type: 'string', description: 'YYYY-MM (UTC); default: this month' } } },
-        response: { 200: UsageReportSchema },
+        querystring: UsageQuery,
+        response: { 200: UsageReportSchema, ...errorResponses([401, 403, 422, 503]) },
       },
     },
     async (request, reply) => {
