@@ -43,8 +43,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "laya"))
-from convert import INPUTS, Refused, batched_logits, converter_args, run_refusing, save_graph, softmax, write_facts  # noqa: E402  (the Laya converter's I/O and steps)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from converting import (INPUTS, Refused, batched_logits, converter_args, private_tmp, read_json, run_converter,  # noqa: E402
+                        save_graph, softmax, step, write_facts)
 
 ONNX_FILES = ("encoder.onnx", "scorer.onnx", "decima.json", "tokenizer/tokenizer.json")
 ENCODER_IO = (["input_ids", "attention_mask"], 1)
@@ -67,7 +68,8 @@ def load_export(src: Path):
     if missing:
         raise Refused(f"{src}: not a Decima ONNX export: missing {', '.join(missing)} (decima.export writes encoder.onnx, "
                       "scorer.onnx, decima.json with the ordinal head, tokenizer/)")
-    cfg = json.loads((src / "decima.json").read_text())
+    cfg = read_json(src / "decima.json", "decima.json")
+    read_json(src / "tokenizer" / "tokenizer.json", "tokenizer/tokenizer.json")
     need = [k for k in ("max_state_tokens", "max_choice_tokens", "temperature", "ordinal") if k not in cfg]
     if need:
         raise Refused(f"{src}/decima.json: no {', '.join(need)}: DecimaOnnx needs them (decima.export writes the ordinal head "
@@ -479,7 +481,7 @@ def sha256(path: Path) -> str:
 
 def main() -> int:
     a = converter_args(__doc__).parse_args()
-    return run_refusing(lambda: convert(a))
+    return run_converter(lambda: convert(a), a.verbose)
 
 
 def convert(a) -> int:
@@ -487,12 +489,16 @@ def convert(a) -> int:
     from importlib.metadata import version
 
     src, out = Path(a.src), Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = private_tmp(out)
+    step("reading the export")
     enc, sc, cfg = load_export(src)
     tok = load_tokenizer(src)
     ops = sorted({f"{n.domain or 'ai.onnx'}.{n.op_type}" for m in (enc, sc) for n in m.graph.node})
     quantised = sorted({o for o in ops if o.split(".")[-1] in QUANTISED_OPS})
     custom = sorted(o for o in ops if not o.startswith("ai.onnx."))
     out.mkdir(parents=True, exist_ok=True)
+    step("composing the encoder and scorer graphs")
     model = compose(enc, optimised_scorer(src, out), cfg, int(tok.pad_token_id))
     del enc, sc
     path = out / "model.onnx"
@@ -507,6 +513,8 @@ def convert(a) -> int:
         raise Refused(f"the composed graph does not validate: {str(e).splitlines()[0]}")
     save_graph(path, out, a.external_data_mb)
     shutil.copyfile(src / "tokenizer" / "tokenizer.json", out / "tokenizer.json")
+    if a.check_rows > 0:
+        step(f"checking the graph against decima.runtime.DecimaOnnx ({a.check_rows} rows)")
     result = check(src, tok, path, a.check_rows, a.seed) if a.check_rows > 0 else None
     worst = result["max_abs_prob_diff"] if result else None
     if worst is not None and worst > 1e-4:
@@ -516,6 +524,7 @@ def convert(a) -> int:
     if (src / "quantize.txt").exists():
         method = next((l.split("=", 1)[1] for l in (src / "quantize.txt").read_text().splitlines() if l.startswith("method=")), None)
     late = {k: cfg.get(k, v) for k, v in RUNTIME_DEFAULTS.items()}
+    shutil.rmtree(tmp, ignore_errors=True)
     return write_facts(out, "decima_import.json", {
         "format": "decima-onnx-import/1",
         "decima_version": version("decima-ai"),
@@ -536,7 +545,7 @@ def convert(a) -> int:
         "special_tokens": {"cls": tok.cls_token, "sep": tok.sep_token, "mask": tok.mask_token or tok.unk_token, "pad": tok.pad_token},
         "check": {"rows": a.check_rows, "max_abs_prob_diff": worst, **({"reference": result["reference"]} if result else {})},
         "source_sha256": {f: sha256(src / f) for f in ("encoder.onnx", "scorer.onnx", "decima.json")},
-        "files": sorted(f.name for f in out.iterdir()),
+        "files": sorted(f.name for f in out.iterdir() if not f.name.startswith(".")),
     })
 
 

@@ -38,8 +38,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "laya"))
-from convert import INPUTS, Refused, batched_logits, converter_args, run_refusing, save_graph, softmax, write_facts  # noqa: E402  (the Laya converter's I/O and steps)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from converting import (INPUTS, Refused, batched_logits, converter_args, private_tmp, read_json, run_converter,  # noqa: E402
+                        save_graph, softmax, step, write_facts)
 
 OUTPUTS = ["logits"]
 ENCODERS = ("bert", "xlm-roberta")
@@ -53,7 +54,9 @@ def load_model(src: Path):
         if not (src / need).exists():
             raise Refused(f"{src}: no {need}: not a Decima checkpoint folder in PyTorch form (decima saves decima.json, "
                           "head.safetensors, encoder/ with the tokenizer)")
-    family = json.loads((src / "encoder" / "config.json").read_text()).get("model_type")
+    read_json(src / "decima.json", "decima.json")
+    read_json(src / "encoder" / "tokenizer.json", "encoder/tokenizer.json")
+    family = read_json(src / "encoder" / "config.json", "encoder/config.json").get("model_type")
     if family not in ENCODERS:
         raise Refused(f"{src}: encoder model_type {family!r} is not supported (supported: {', '.join(ENCODERS)}, "
                       "multilingual-e5's family); its graph has not been verified against decima")
@@ -201,22 +204,28 @@ def export(model, out: Path, external_mb: int) -> Path:
 
 def main() -> int:
     a = converter_args(__doc__).parse_args()
-    return run_refusing(lambda: convert(a))
+    return run_converter(lambda: convert(a), a.verbose)
 
 
 def convert(a) -> int:
     from importlib.metadata import version
 
     src, out = Path(a.src), Path(a.out)
-    model, tok, family = load_model(src)
     out.mkdir(parents=True, exist_ok=True)
+    tmp = private_tmp(out)
+    step("loading it with decima")
+    model, tok, family = load_model(src)
+    step("exporting the graph")
     path = export(model, out, a.external_data_mb)
     shutil.copyfile(src / "encoder" / "tokenizer.json", out / "tokenizer.json")
+    if a.check_rows > 0:
+        step(f"checking the graph against decima's own scoring ({a.check_rows} rows)")
     worst = check(model, tok, path, a.check_rows, a.seed) if a.check_rows > 0 else None
     if worst is not None and worst > 1e-4:
         raise Refused(f"the exported graph's probabilities disagree with decima's own scoring by {worst:.2e} (> 1e-4) "
                       f"on its {a.check_rows} check rows")
     cfg = model.cfg
+    shutil.rmtree(tmp, ignore_errors=True)
     return write_facts(out, "decima_import.json", {
         "format": "decima-import/1",
         "decima_version": version("decima-ai"),
@@ -231,7 +240,7 @@ def convert(a) -> int:
         "temperature": float(cfg.temperature),
         "special_tokens": {"cls": tok.cls_token, "sep": tok.sep_token, "mask": tok.mask_token or tok.unk_token, "pad": tok.pad_token},
         "check": {"rows": a.check_rows, "max_abs_prob_diff": worst},
-        "files": sorted(f.name for f in out.iterdir()),
+        "files": sorted(f.name for f in out.iterdir() if not f.name.startswith(".")),
     })
 
 

@@ -1,34 +1,49 @@
-"""Convert a Laya checkpoint folder (PyTorch form) into the engine's ONNX graph (issue 22).
+"""Convert a Laya checkpoint folder (PyTorch form) into the engine's ONNX graph (issues 22 and 31).
 
     python training/laya/convert.py --src LAYA_DIR --out WORK_DIR [--check-rows N] [--external-data-mb M]
+        [--int8 [--int8-rows N]] [--verbose]
 
 LAYA_DIR is what `laya` 0.4.15 saves and loads (`laya.train.save_checkpoint`, `laya.Agent`):
 rl_agent_config.json, model.safetensors (fp16), encoder/config.json, tokenizer/. The model is loaded by
-the `laya` package itself (`laya.Agent`, CPU, fp32), so the graph computes exactly what laya computes.
+the `laya` package itself (`laya.load`, CPU, fp32), so the graph computes exactly what laya computes.
+LAYA_DIR is only read: laya's loader rewrites tokenizer/tokenizer_config.json in place for some
+transformers versions, so it loads a shadow of the folder (links to its files, the tokenizer folder
+copied) inside WORK_DIR.
 
 Writes into WORK_DIR:
   model.onnx (+ model.onnx.data when the weights exceed --external-data-mb) with the engine's I/O:
     input_ids [B,T] int64, attention_mask [B,T] int64, marker_pos [B,K] int64, marker_mask [B,K] bool,
     qtype [B] int64 → logits [B,K] (−1e4 on padded markers), act_logits [B,2];
+  model.int8.onnx (--int8: onnxruntime's dynamic quantisation) and its agreement with laya's fp32;
   tokenizer.json (the checkpoint's own, unchanged);
   laya_import.json: the facts the manifest is made from (window, head budget, special tokens as laya's
-    tokenizer reports them, temperatures as the config carries them, layout, encoder family) and the
-    agreement check of the graph against laya's own PyTorch forward.
+    tokenizer reports them, the temperatures laya applies, layout, encoder family) and the agreement
+    check of the graph against laya's own PyTorch forward.
+
+Memory (a ModernBERT-large checkpoint is 1.6 GB in fp32): laya's reference logits for every check row
+are computed first, the graph is exported without its weights (torch's exporter would hold them two or
+three more times while it serialises one protobuf) and the weights are streamed from the model's own
+tensors into the graph's external-data file; the torch model is freed before ONNX Runtime loads the graph.
 
 The parallel option layout (`option_layout: "parallel"`, laya.common.parallel_layout) is computed inside
 the graph from the marker positions: every option starts at the first marker's position, the closing
 [SEP] (the first [SEP] after the last marker) and the state continue after the longest option, and an
 option's tokens do not attend to another option's (laya.common.parallel_option_masks).
 
-Anything the graph cannot represent is refused with exit status 2 and a message on stderr.
+A checkpoint the graph cannot represent, or a broken one (a truncated or malformed model.safetensors, a
+missing tensor, an encoder config that does not match the weights, an unknown activation, invalid JSON,
+a malformed temperature, an impossible max_len), is refused with exit status 2 and one line naming the
+file and what was found and expected (training/converting.py). Where laya loads a checkpoint with a
+warning (a temperature that is not a number or outside [0.5, 5]), so does the import, in plain words.
 """
 
 from __future__ import annotations
 
-import argparse
+import gc
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import warnings
@@ -37,42 +52,190 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-INPUTS = ["input_ids", "attention_mask", "marker_pos", "marker_mask", "qtype"]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from converting import (INPUTS, Refused, converter_args, one_line, private_tmp, progress, read_json, run_converter,  # noqa: E402
+                        safetensors_index, step, warn, write_facts)
+
 OUTPUTS = ["logits", "act_logits"]
 FAMILIES = ("modernbert",)
+QTYPES = ("choice", "score", "noul")
+BUCKETS = {"choice": ["2", "3-5", "6-10", "11+"], "score": ["2", "3-5", "6-10", "11+"], "noul": ["2"]}
+CONFIG = "rl_agent_config.json"
+WEIGHTS = "model.safetensors"
+ENCODER_CONFIG = "encoder/config.json"
 
 
-class Refused(Exception):
-    """What the importer cannot represent; the message says what and why."""
+# ---------------------------------------------------------------------------------------------- reading
+
+def is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
-def load_agent(src: Path):
+def read_checkpoint(src: Path):
+    """The folder's configs and its weights' index, checked before anything heavy loads: every refusal
+    names the file (relative to the folder) and what was found and expected."""
+    for need in (CONFIG, WEIGHTS, ENCODER_CONFIG, "tokenizer/tokenizer.json"):
+        if not (src / need).is_file():
+            raise Refused(f"{need}: missing; a Laya checkpoint folder holds rl_agent_config.json, model.safetensors, "
+                          "encoder/config.json and tokenizer/ (laya would fetch a missing encoder config from the hub; "
+                          "the importer reads only the folder)")
+    cfg = read_json(src / CONFIG, CONFIG)
+    enc = read_json(src / ENCODER_CONFIG, ENCODER_CONFIG)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        if (src / "tokenizer" / name).exists():
+            read_json(src / "tokenizer" / name, f"tokenizer/{name}")
+    family = enc.get("model_type")
+    if family not in FAMILIES:
+        raise Refused(f"{ENCODER_CONFIG}: model_type {family!r} is not supported (supported: {', '.join(FAMILIES)}: "
+                      "ModernBERT and mmBERT); its graph has not been verified against laya")
+    for key in ("encoder", "head_layers"):
+        if key not in cfg:
+            raise Refused(f"{CONFIG}: no {key}; laya needs encoder and head_layers in a decision model's config")
+    if cfg.get("option_layout", "sequential") not in ("sequential", "parallel"):
+        raise Refused(f"{CONFIG}: option_layout is {cfg.get('option_layout')!r}; laya 0.4.15 knows \"sequential\" and \"parallel\"")
+    temperature = cfg.get("temperature", [1.0, 1.0, 1.0])
+    if not isinstance(temperature, list) or len(temperature) != 3:
+        raise Refused(f"{CONFIG}: temperature is {short(temperature)}; expected a list of 3 numbers [choice, score, noul] "
+                      "(laya refuses any other shape)")
+    by_options = cfg.get("temperature_by_options", {})
+    if not isinstance(by_options, dict):
+        raise Refused(f"{CONFIG}: temperature_by_options is {short(by_options)}; expected an object of \"<type>:<bucket>\" "
+                      "→ number, e.g. {\"choice:3-5\": 1.2} (laya cannot read any other shape)")
+    head = cfg.get("head_max_len", 192)
+    if not is_int(head) or head < 1:
+        raise Refused(f"{CONFIG}: head_max_len is {short(head)}; expected a positive integer (laya's token budget for "
+                      "the question and its options; 192 when absent)")
+    max_len = cfg.get("max_len", 512)
+    positions = enc.get("max_position_embeddings")
+    if not is_int(max_len) or max_len <= head or (is_int(positions) and max_len > positions):
+        within = f" and at most {ENCODER_CONFIG}'s max_position_embeddings ({positions})" if is_int(positions) else ""
+        raise Refused(f"{CONFIG}: max_len is {short(max_len)}; expected an integer above head_max_len ({head}){within}: "
+                      "the longest sequence, question and state, laya reads")
+    from transformers.activations import ACT2FN
+
+    act = enc.get("hidden_activation", "gelu")
+    if not isinstance(act, str) or act not in ACT2FN:
+        raise Refused(f"{ENCODER_CONFIG}: hidden_activation is {short(act)}; expected an activation transformers knows "
+                      f"({', '.join(sorted(ACT2FN))})")
+    tensors = safetensors_index(src / WEIGHTS, WEIGHTS)
+    return cfg, enc, family, tensors
+
+
+def short(v) -> str:
+    import json
+
+    text = json.dumps(v, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def check_tensors(src: Path, cfg: dict, enc: dict, tensors: dict) -> None:
+    """model.safetensors against the model laya builds from the configs (on the meta device: no memory):
+    laya loads strictly, so a missing or extra tensor, or one of another shape, is a refusal here."""
+    import torch
+    from laya.common import build_model
+
+    try:
+        with torch.device("meta"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = build_model(cfg, encoder_dir=str(src / "encoder"), pretrained=False)
+    except Exception as e:  # noqa: BLE001 — transformers' own reason, on one line
+        raise Refused(f"{ENCODER_CONFIG}: transformers cannot build the encoder it describes: "
+                      f"{type(e).__name__}: {one_line(e)}") from None
+    want = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    del model
+    missing = [k for k in want if k not in tensors]
+    extra = [k for k in tensors if k not in want]
+    layer = re.compile(r"^encoder\.layers\.(\d+)\.")
+    layers_want = {int(m.group(1)) for k in want if (m := layer.match(k))}
+    layers_have = {int(m.group(1)) for k in tensors if (m := layer.match(k))}
+    if layers_want != layers_have and layers_have:
+        raise Refused(f"{ENCODER_CONFIG} does not match {WEIGHTS}: num_hidden_layers is {enc.get('num_hidden_layers')}, "
+                      f"the weights hold {len(layers_have)} encoder layers")
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise Refused(f"{WEIGHTS}: no tensor {missing[0]}{more}; laya's model for these configs needs it "
+                      f"({len(want)} tensors, the file has {len(tensors)})")
+    if extra:
+        more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
+        raise Refused(f"{WEIGHTS}: tensor {extra[0]}{more} is not part of laya's model for these configs "
+                      "(laya loads strictly)")
+    for name, shape in want.items():
+        found = tensors[name][1]
+        if found != shape:
+            sizes = ", ".join(f"{k} {enc[k]}" for k in ("hidden_size", "intermediate_size", "vocab_size", "num_attention_heads")
+                              if k in enc)
+            raise Refused(f"{ENCODER_CONFIG} does not match {WEIGHTS}: tensor {name} is {list(found)} in the weights, "
+                          f"{list(shape)} by the config ({sizes})")
+
+
+def temperature_warnings(cfg: dict) -> list[str]:
+    """laya's own load-time warning ("this checkpoint ships invalid temperatures or values outside [0.5, 5]"),
+    entry by entry in plain words, decided by laya's own clamp_temperature and temperature_rejected."""
+    from laya.common import TEMP_MAX, TEMP_MIN, clamp_temperature, temperature_rejected
+
+    entries = [(f"temperature[{i}] ({QTYPES[i]})", t) for i, t in enumerate(cfg.get("temperature", [1.0, 1.0, 1.0]))]
+    entries += [(f"temperature_by_options[{json.dumps(k)}]", v) for k, v in cfg.get("temperature_by_options", {}).items()]
+    out = []
+    for name, raw in entries:
+        applied = clamp_temperature(raw)
+        if not temperature_rejected(raw, applied):
+            continue
+        why = "not a number" if as_number(raw) is None else f"outside laya's [{TEMP_MIN:g}, {TEMP_MAX:g}]"
+        out.append(f"{CONFIG}: {name} is {short(raw)}, {why}: laya uses {applied:g} instead, and so does this import "
+                   "(treat the confidence of those answers as uncalibrated)")
+    if "lang_temperatures" in cfg:
+        out.append(f"{CONFIG}: lang_temperatures is not read by laya when it loads a checkpoint (only laya.load(..., "
+                   "lang_temperatures=...)); the import ignores it as laya does (a manifest's calibration.by_language "
+                   "applies per-language temperatures)")
+    return out
+
+
+def as_number(v):
+    """What Python's float() makes of a config value (as laya's clamp reads it), or None."""
+    import math
+
+    if isinstance(v, bool):
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def shadow_of(src: Path, work: Path) -> Path:
+    """A folder laya can load and patch: links to the source's files, its tokenizer/ copied (laya's
+    _fix_tokenizer_config rewrites tokenizer/tokenizer_config.json in place). The source is never written."""
+    shadow = work / ".laya-source"
+    shadow.mkdir()
+    for entry in src.iterdir():
+        if entry.name == "tokenizer" and entry.is_dir():
+            for root, _, files in os.walk(entry):
+                dest = shadow / Path(root).relative_to(src)
+                dest.mkdir(parents=True, exist_ok=True)
+                for f in files:  # contents only: a read-only source gives writable copies
+                    shutil.copyfile(Path(root) / f, dest / f)
+        else:
+            (shadow / entry.name).symlink_to(entry.resolve())
+    return shadow
+
+
+def load_agent(src: Path, work: Path):
     import laya
 
-    cfg_path = src / "rl_agent_config.json"
-    if not cfg_path.exists():
-        raise Refused(f"{src}: no rl_agent_config.json: not a Laya checkpoint folder (laya saves rl_agent_config.json, "
-                      "model.safetensors, encoder/, tokenizer/)")
-    for need in ("model.safetensors", "tokenizer"):
-        if not (src / need).exists():
-            raise Refused(f"{src}: no {need}: not a complete Laya checkpoint folder")
-    enc_cfg = src / "encoder" / "config.json"
-    if not enc_cfg.exists():
-        raise Refused(f"{src}: no encoder/config.json; laya would download the base encoder's config from the hub, "
-                      "the importer reads only the folder")
-    family = json.loads(enc_cfg.read_text()).get("model_type")
-    if family not in FAMILIES:
-        raise Refused(f"{src}: encoder model_type {family!r} is not supported (supported: {', '.join(FAMILIES)}: "
-                      "ModernBERT and mmBERT); its graph has not been verified against laya")
-    cfg = json.loads(cfg_path.read_text())
-    if cfg.get("option_layout", "sequential") not in ("sequential", "parallel"):
-        raise Refused(f"option_layout {cfg.get('option_layout')!r} is unknown to laya 0.4.15")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        agent = laya.load(str(src), device="cpu")
+    shadow = shadow_of(src, work)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # its temperature warning is given entry by entry (temperature_warnings)
+            agent = laya.load(str(shadow), device="cpu")
+    except Exception as e:  # noqa: BLE001 — what the checks before did not foresee, on one line
+        first = one_line(e).replace(str(shadow), str(src))
+        raise RuntimeError(f"laya {getattr(laya, '__version__', '')} cannot load {src}: {type(e).__name__}: {first}") from e
     agent.model.float().eval()
-    return agent, cfg, family
+    return agent, shadow
 
+
+# ---------------------------------------------------------------------------------------------- the graph
 
 class EngineGraph:
     """Builds the torch module traced into ONNX: the engine's five inputs → laya's DecisionModel."""
@@ -193,97 +356,102 @@ def sample_rows(agent, n: int, seed: int):
     return items, collate_items
 
 
-def check(agent, module, onnx_path: Path, rows: int, seed: int):
-    """Max |difference| between onnxruntime and laya's own forward over real marker slots: (logits, probabilities at T=1)."""
-    import numpy as np
-    import onnxruntime as ort
+def laya_references(agent, items, collate, batch: int = 8):
+    """laya's own forward (PyTorch, fp32) on the rows, `batch` at a time, collated as laya collates them: the
+    feeds and the reference logits an agreement check compares the graph with, computed before the graph is
+    loaded so the torch model can be freed first. The rows are sorted by length before they are batched:
+    a batch still pads its shorter rows, with fewer padded tokens to compute."""
     import torch
 
-    items, collate = sample_rows(agent, rows, seed)
-    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    worst, worst_p = 0.0, 0.0
+    items = sorted(items, key=lambda it: len(it["ids"]))
+    out = []
+    for lo in range(0, len(items), batch):
+        chunk = items[lo:lo + batch]
+        b = collate([chunk], agent.tok.pad_token_id)
+        with torch.no_grad():
+            ref, _ = agent._forward({k: v for k, v in b.items() if k not in ("meta", "label")})
+        out.append((chunk, {k: b[k].numpy() for k in INPUTS}, np_array(ref)))
+        progress(min(lo + batch, len(items)), len(items), "rows")
+    return out
 
-    def softmax(z):
+
+def np_array(x):
+    import numpy as np
+
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+def session(path: Path):
+    """onnxruntime as the engine runs it on this machine's cores, its threads not spinning between runs
+    (on a shared or busy machine a spinning pool takes the cores its own next run needs)."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = len(os.sched_getaffinity(0))
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def check(onnx_path: Path, references):
+    """Max |difference| between onnxruntime and laya's own forward over real marker slots: (logits, probabilities at T=1)."""
+    import numpy as np
+
+    sess = session(onnx_path)
+    worst, worst_p, rows = 0.0, 0.0, 0
+
+    def softmax(z, mask):
         z = np.where(mask, z, -np.inf)
         e = np.exp(z - z.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    for lo in range(0, len(items), 8):
-        chunk = items[lo:lo + 8]
-        b = collate([chunk], agent.tok.pad_token_id)
-        feed = {k: b[k].numpy() for k in INPUTS}
-        with torch.no_grad():
-            ref, _ = agent._forward({k: v for k, v in b.items() if k not in ("meta", "label")})
+    for _, feed, ref in references:
         got = sess.run(["logits"], feed)[0]
         mask = feed["marker_mask"]
         worst = max(worst, float(np.abs(np.where(mask, got - ref, 0)).max()))
-        worst_p = max(worst_p, float(np.abs(softmax(got) - softmax(ref)).max()))
+        worst_p = max(worst_p, float(np.abs(softmax(got, mask) - softmax(ref, mask)).max()))
+        rows += len(ref)
+        progress(rows, sum(len(r) for _, _, r in references), "rows")
     return worst, worst_p
 
 
-def batched_logits(sess, items, pad_id: int, batch: int = 8):
-    """Each ``(ids, markers, qtype, …)`` item with its row of the graph's logits (float64), run ``batch``
-    rows at a time, right-padded with ``pad_id`` as the engine pads them, so padding and batch-mates are
-    part of what an agreement check compares."""
+def quantize(out: Path, references, collate, pad_id: int, external: bool) -> dict:
+    """model.int8.onnx (onnxruntime's dynamic quantisation of every weight MatMul: int8 weights, 7-bit
+    `reduce_range` as the engine's int8 fixtures, dynamic activations; made one weight at a time by
+    training/quantize.py, the same graph as onnxruntime's quantize_dynamic in a fraction of its memory) and
+    its agreement with laya's own fp32 forward, one row per run as the engine runs an int8 graph (laya's
+    logits for those rows were computed eight at a time: padding moves them by ~1e-6, nothing beside int8's
+    differences)."""
     import numpy as np
+    from quantize import quantize_int8
 
-    for lo in range(0, len(items), batch):
-        chunk = items[lo:lo + batch]
-        T, K = max(len(c[0]) for c in chunk), max(len(c[1]) for c in chunk)
-        ids = np.full((len(chunk), T), pad_id, np.int64); att = np.zeros((len(chunk), T), np.int64)
-        pos = np.zeros((len(chunk), K), np.int64); mm = np.zeros((len(chunk), K), bool)
-        for r, c in enumerate(chunk):
-            i, m = c[0], c[1]
-            ids[r, :len(i)], att[r, :len(i)], pos[r, :len(m)], mm[r, :len(m)] = i, 1, m, True
-        feed = {"input_ids": ids, "attention_mask": att, "marker_pos": pos, "marker_mask": mm,
-                "qtype": np.array([c[2] for c in chunk], np.int64)}
-        yield from zip(chunk, sess.run(["logits"], feed)[0].astype(np.float64))
-
-
-def softmax(z):
-    import numpy as np
-
-    e = np.exp(z - z.max())
-    return e / e.sum()
-
-
-def quantize(agent, out: Path, rows: int, seed: int, external: bool) -> dict:
-    """model.int8.onnx (onnxruntime quantize_dynamic: int8 weights of every weight MatMul, 7-bit
-    `reduce_range` as the engine's int8 fixtures, dynamic activations) and its agreement with laya's own
-    fp32 forward, one row per run as the engine runs an int8 graph."""
-    import numpy as np
-    import onnx
-    import onnxruntime as ort
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    fp32 = out / "model.onnx"
-    model = onnx.load(str(fp32), load_external_data=False)
-    inits = {i.name for i in model.graph.initializer}
-    nodes = [n.name for n in model.graph.node if n.op_type in ("MatMul", "Gemm") and len(n.input) > 1 and n.input[1] in inits]
     target = out / "model.int8.onnx"
-    quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8, reduce_range=True, nodes_to_quantize=nodes,
-                     use_external_data_format=external)
-    items, collate = sample_rows(agent, rows, seed + 1)
-    sess = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    quantized = quantize_int8(out / "model.onnx", target, external, progress=lambda done, total: progress(done, total, "bytes"))
+    gc.collect()
+    rows = [(it, ref[r]) for chunk, _, ref in references for r, it in enumerate(chunk)]
+    step(f"checking the int8 graph against laya's fp32 ({len(rows)} rows, one per run)")
+    sess = session(target)
     same, worst = 0, 0.0
-    for it in items:
-        b = collate([[it]], agent.tok.pad_token_id)
-        feed = {k: b[k].numpy() for k in INPUTS}
-        with torch.no_grad():
-            ref, _ = agent._forward({k: v for k, v in b.items() if k not in ("meta", "label")})
-        got = sess.run(["logits"], feed)[0]
+    p = lambda z: np.exp(z - z.max()) / np.exp(z - z.max()).sum()  # noqa: E731
+    for i, (it, ref) in enumerate(rows):
+        b = collate([[it]], pad_id)
+        got = sess.run(["logits"], {k: b[k].numpy() for k in INPUTS})[0]
         k = len(it["markers"])
-        p = lambda z: np.exp(z - z.max()) / np.exp(z - z.max()).sum()  # noqa: E731
-        same += int(np.argmax(got[0, :k]) == np.argmax(ref[0, :k]))
-        worst = max(worst, float(np.abs(p(got[0, :k].astype(np.float64)) - p(ref[0, :k].astype(np.float64))).max()))
-    return {"rows": len(items), "argmax_agreement": same / max(1, len(items)), "max_abs_prob_diff": worst,
-            "quantized_matmuls": len(nodes)}
+        same += int(np.argmax(got[0, :k]) == np.argmax(ref[:k]))
+        worst = max(worst, float(np.abs(p(got[0, :k].astype(np.float64)) - p(ref[:k].astype(np.float64))).max()))
+        progress(i + 1, len(rows), "rows")
+    return {"rows": len(rows), "argmax_agreement": same / max(1, len(rows)), "max_abs_prob_diff": worst,
+            "quantized_matmuls": quantized}
 
 
-def export(agent, out: Path, external_mb: int) -> Path:
-    import onnx
+def export(agent, out: Path) -> tuple[Path, dict]:
+    """The graph without its weights, and the weights by initializer name (the model's own tensors, no copy).
+
+    torch's TorchScript exporter would serialise one protobuf holding every weight (a copy in the protobuf,
+    one in its bytes, one in Python's), several times the model's size in memory; here its graph comes
+    from the same exporter with the weights left out (`_model_to_graph`'s parameters are kept aside and
+    the rest of torch.onnx.export runs on an empty set), and write_weights streams them to disk."""
     import torch
+    from torch.onnx._internal.torchscript_exporter import utils as exporter  # torch 2.13.0, pinned
 
     graph = EngineGraph(agent)
     enc = agent.model.encoder
@@ -295,61 +463,94 @@ def export(agent, out: Path, external_mb: int) -> Path:
     args = (ids, att, torch.tensor([[4, 6, 9], [3, 5, 0]]), torch.tensor([[True, True, True], [True, True, False]]),
             torch.tensor([0, 2]))
     path = out / "model.onnx"
+    weights: dict = {}
+    to_graph = exporter._model_to_graph
+
+    def graph_only(*args, **kwargs):
+        g, params, outputs = to_graph(*args, **kwargs)
+        weights.update(params)
+        return g, {}, outputs
+
     torch.backends.mha.set_fastpath_enabled(False)  # the head's TransformerEncoderLayer: composite ops, not the fused kernel
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            graph.module, args, str(path), input_names=INPUTS, output_names=OUTPUTS, opset_version=17, dynamo=False,
-            dynamic_axes={"input_ids": {0: "B", 1: "T"}, "attention_mask": {0: "B", 1: "T"}, "marker_pos": {0: "B", 1: "K"},
-                          "marker_mask": {0: "B", 1: "K"}, "qtype": {0: "B"}, "logits": {0: "B", 1: "K"}, "act_logits": {0: "B"}},
-        )
-    enc.set_attn_implementation("sdpa")
-    return save_graph(path, out, external_mb)
-
-
-def save_graph(path: Path, out: Path, external_mb: int) -> Path:
-    """Rewrite an exported graph as one file, or with its weights in one external-data file above `external_mb`."""
-    import onnx
-
-    model = onnx.load(str(path), load_external_data=True)
-    weight_bytes = sum(len(t.raw_data) for t in model.graph.initializer)
-    for f in out.iterdir():
-        if f.name != "model.onnx" and f.suffix != ".json" and f.is_file() and f.name != "tokenizer.json":
-            f.unlink()  # the exporter's own external-data shards, if any: rewritten below as one file
-    if weight_bytes > external_mb * 1024 * 1024:
-        # One external-data file next to the graph: onnxruntime maps it instead of copying the protobuf.
-        onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
-                        location="model.onnx.data", size_threshold=1024)
-    else:
-        onnx.save_model(model, str(path))
-    return path
-
-
-def converter_args(doc: str) -> argparse.ArgumentParser:
-    """The arguments every family's converter takes (import.ts passes them the same way)."""
-    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--src", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--check-rows", type=int, default=48)
-    ap.add_argument("--external-data-mb", type=int, default=1024)
-    ap.add_argument("--seed", type=int, default=22)
-    return ap
-
-
-def write_facts(out: Path, name: str, facts: dict) -> int:
-    """The converter's report, read by import.ts to write the manifest."""
-    (out / name).write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
-    print(json.dumps(facts))
-    return 0
-
-
-def run_refusing(body) -> int:
-    """Exit status 2 and `refused: <what and why>` on stderr for what the importer cannot represent."""
+    exporter._model_to_graph = graph_only
     try:
-        return body()
-    except Refused as e:
-        print(f"refused: {e}", file=sys.stderr)
-        return 2
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                graph.module, args, str(path), input_names=INPUTS, output_names=OUTPUTS, opset_version=17, dynamo=False,
+                dynamic_axes={"input_ids": {0: "B", 1: "T"}, "attention_mask": {0: "B", 1: "T"}, "marker_pos": {0: "B", 1: "K"},
+                              "marker_mask": {0: "B", 1: "K"}, "qtype": {0: "B"}, "logits": {0: "B", 1: "K"}, "act_logits": {0: "B"}},
+            )
+    finally:
+        exporter._model_to_graph = to_graph
+    if not weights:
+        raise RuntimeError("torch.onnx.export did not hand its weights to _model_to_graph (torch's exporter changed?)")
+    return path, weights
+
+
+def write_weights(path: Path, weights: dict, external_mb: int) -> None:
+    """The weights into the exported graph, one tensor at a time from the model's own memory: into one
+    external-data file next to it (`model.onnx.data`, which onnxruntime maps) when they exceed `external_mb`,
+    else appended to the graph's own file. `weights` is emptied as it goes, so a caller that dropped the
+    model frees each tensor once it is written.
+
+    Appended, because the protobuf encoding lets a message be written in parts: a ModelProto followed by
+    further `graph` fields, each holding one `initializer`, parses as one graph with all of them (embedded
+    messages of a repeated field number are merged); each tensor's bytes go straight from its array to the
+    file after a hand-framed `raw_data` field, where onnx.save_model would first copy every weight into the
+    protobuf and then into its serialised bytes."""
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(str(path))
+    names = [i.name for i in model.graph.input if i.name in weights]
+    inputs = [i for i in model.graph.input if i.name not in weights]
+    del model.graph.input[:]
+    model.graph.input.extend(inputs)
+    total = sum(weights[n].numel() * weights[n].element_size() for n in names)
+    external = total > external_mb * 1024 * 1024
+    data = path.with_name(path.name + ".data") if external else path
+    done = 0
+    with open(data, "wb") as f:
+        if not external:
+            f.write(model.SerializeToString())
+        for name in names:
+            arr = weights.pop(name).detach().contiguous().numpy()
+            tensor = onnx.TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(arr.dtype), dims=list(arr.shape))
+            if external and arr.nbytes >= 1024:  # onnx.save_model's size_threshold
+                tensor.data_location = onnx.TensorProto.EXTERNAL
+                for key, value in (("location", data.name), ("offset", f.tell()), ("length", arr.nbytes)):
+                    tensor.external_data.add(key=key, value=str(value))
+                arr.tofile(f)
+                model.graph.initializer.append(tensor)
+            elif external:
+                tensor.raw_data = arr.tobytes()
+                model.graph.initializer.append(tensor)
+            else:
+                head = tensor.SerializeToString()
+                raw = field(onnx.TensorProto, "raw_data", arr.nbytes)
+                size = len(head) + len(raw) + arr.nbytes
+                initializer = field(onnx.GraphProto, "initializer", size)
+                f.write(field(onnx.ModelProto, "graph", len(initializer) + size) + initializer + head + raw)
+                arr.tofile(f)
+            done += arr.nbytes
+            del arr
+            progress(done, total, "bytes")
+    if external:
+        onnx.save_model(model, str(path))
+
+
+def field(message, name: str, length: int) -> bytes:
+    """The key and length of a length-delimited protobuf field (wire type 2) of `message` named `name`."""
+    def varint(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+            n >>= 7
+            if not n:
+                return bytes(out)
+
+    return varint(message.DESCRIPTOR.fields_by_name[name].number << 3 | 2) + varint(length)
 
 
 def main() -> int:
@@ -357,46 +558,77 @@ def main() -> int:
     ap.add_argument("--int8", action="store_true", help="also write model.int8.onnx and report its agreement with laya")
     ap.add_argument("--int8-rows", type=int, default=200)
     a = ap.parse_args()
-    return run_refusing(lambda: convert(a))
+    return run_converter(lambda: convert(a), a.verbose)
 
 
 def convert(a) -> int:
-    src, out = Path(a.src), Path(a.out)
-    agent, cfg, family = load_agent(src)
+    src, out = Path(a.src).resolve(), Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    tok_json = src / "tokenizer" / "tokenizer.json"
-    if not tok_json.exists():
-        raise Refused(f"{src}/tokenizer has no tokenizer.json (a fast tokenizer): the engine reads only that format")
-    path = export(agent, out, a.external_data_mb)
-    shutil.copyfile(tok_json, out / "tokenizer.json")
-    worst, worst_p = check(agent, None, path, a.check_rows, a.seed) if a.check_rows > 0 else (None, None)
-    if worst_p is not None and worst_p > 1e-4:
-        raise Refused(f"the exported graph's probabilities disagree with laya's forward by {worst_p:.2e} (> 1e-4) "
-                      f"on its {a.check_rows} check rows (logits by {worst:.2e})")
-    int8 = None
-    if a.int8:
-        int8 = quantize(agent, out, a.int8_rows, a.seed, (out / "model.onnx.data").exists())
+    tmp = private_tmp(out)
+    step("reading the checkpoint")
+    cfg, enc, family, tensors = read_checkpoint(src)
+    step("loading it with laya")
+    check_tensors(src, cfg, enc, tensors)
+    cautions = temperature_warnings(cfg)
+    for w in cautions:
+        warn(w)
+    agent, shadow = load_agent(src, out)
     tok = agent.tok
-    enc_cfg = json.loads((src / "encoder" / "config.json").read_text())
-    vocab = int(enc_cfg.get("vocab_size", 0))
-    multilingual = vocab > 200000 or "mmbert" in str(cfg.get("encoder", "")).lower()
+    import laya
+
     facts = {
-        "format": "laya-import/1",
-        "laya_version": __import__("laya").__version__ if hasattr(__import__("laya"), "__version__") else None,
+        "format": "laya-import/2",
+        "laya_version": getattr(laya, "__version__", None),
         "encoder": cfg.get("encoder"),
-        "encoder_family": "mmbert" if multilingual else family,
+        # mmBERT is a ModernBERT with a 256k-token vocabulary
+        "encoder_family": "mmbert" if int(enc.get("vocab_size", 0)) > 200000 or "mmbert" in str(cfg.get("encoder", "")).lower() else family,
         "option_layout": "parallel" if agent.parallel_options else "sequential",
-        "max_len": int(cfg.get("max_len", 512)),
-        "head_max_len": int(cfg.get("head_max_len", 192)),
+        "max_len": cfg.get("max_len", 512),
+        "head_max_len": cfg.get("head_max_len", 192),
         "special_tokens": {"cls": tok.cls_token, "sep": tok.sep_token, "mask": tok.mask_token, "pad": tok.pad_token},
         "special_ids": {"cls": tok.cls_token_id, "sep": tok.sep_token_id, "mask": tok.mask_token_id, "pad": tok.pad_token_id},
+        # what laya applies (clamped, non-numbers replaced): the manifest's table; the config's own values beside it
+        "temperature_table": {t: {b: float(agent.temperature_by_options.get(f"{t}:{b}", agent.temperature[i])) for b in BUCKETS[t]}
+                              for i, t in enumerate(QTYPES)},
         "temperature": cfg.get("temperature"),
         "temperature_by_options": cfg.get("temperature_by_options"),
-        "lang_temperatures": cfg.get("lang_temperatures"),
-        "check": {"rows": a.check_rows, "max_abs_logit_diff": worst, "max_abs_prob_diff": worst_p},
-        "int8": int8,
-        "files": sorted(f.name for f in out.iterdir()),
+        "warnings": cautions,
     }
+    checks, int8_rows = [], []
+    if a.check_rows > 0:
+        step(f"laya's own answers to {a.check_rows} check rows")
+        items, collate = sample_rows(agent, a.check_rows, a.seed)
+        checks = laya_references(agent, items, collate)
+    if a.int8:
+        step(f"laya's own answers to {a.int8_rows} int8 check rows")
+        items, collate = sample_rows(agent, a.int8_rows, a.seed + 1)
+        int8_rows = laya_references(agent, items, collate)
+    pad_id = tok.pad_token_id
+    step("exporting the graph")
+    path, weights = export(agent, out)
+    del agent, tok
+    gc.collect()  # the model's tensors now live only in `weights`, each freed once written
+    step("writing the weights")
+    write_weights(path, weights, a.external_data_mb)
+    del weights
+    gc.collect()
+    shutil.copyfile(src / "tokenizer" / "tokenizer.json", out / "tokenizer.json")
+    shutil.rmtree(shadow)
+    worst = worst_p = None
+    if checks:
+        step(f"checking the graph against laya ({a.check_rows} rows, 8 per run)")
+        worst, worst_p = check(path, checks)
+        if worst_p > 1e-4:
+            raise Refused(f"the exported graph's probabilities disagree with laya's forward by {worst_p:.2e} (> 1e-4) "
+                          f"on its {a.check_rows} check rows (logits by {worst:.2e})")
+    int8 = None
+    if a.int8:
+        step("quantising to int8")
+        int8 = quantize(out, int8_rows, collate, pad_id, (out / "model.onnx.data").exists())
+    shutil.rmtree(tmp, ignore_errors=True)
+    facts["check"] = {"rows": a.check_rows, "max_abs_logit_diff": worst, "max_abs_prob_diff": worst_p}
+    facts["int8"] = int8
+    facts["files"] = sorted(f.name for f in out.iterdir() if not f.name.startswith("."))
     return write_facts(out, "laya_import.json", facts)
 
 

@@ -6,8 +6,11 @@
  */
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
-import { DEFAULT_HUB_ENDPOINT, PullError, pullCheckpoint } from '../checkpoints/pull.js';
+import { CheckpointError, refusal } from '../checkpoints/errors.js';
+import { runInterruptHandlers } from '../checkpoints/files.js';
 import { importCheckpoint } from '../checkpoints/import.js';
+import { streamProgress } from '../checkpoints/progress.js';
+import { DEFAULT_HUB_ENDPOINT, pullCheckpoint } from '../checkpoints/pull.js';
 import { registerCalibrateCommand } from './calibrate.js';
 import path from 'node:path';
 
@@ -27,6 +30,7 @@ interface PullFlags {
   python?: string;
   int8?: boolean;
   precision?: string;
+  verbose?: boolean;
 }
 
 interface ImportFlags {
@@ -41,17 +45,18 @@ interface ImportFlags {
   int8?: boolean;
   int8Rows: string;
   precision?: string;
+  verbose?: boolean;
 }
 
 const number = (flag: string, v: string | undefined, min = 1): number | undefined => {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new PullError(`${flag} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min) throw refusal(`${flag} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
   return n;
 };
 const precisionFlag = (v: string | undefined): 'fp32' | 'int8' | undefined => {
   if (v === undefined || v === 'fp32' || v === 'int8') return v;
-  throw new PullError(`--precision must be fp32 or int8, got ${JSON.stringify(v)}`);
+  throw refusal(`--precision must be fp32 or int8, got ${JSON.stringify(v)}`);
 };
 const languageList = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
@@ -60,6 +65,40 @@ export interface ModelCommandIo {
   env?: Env;
   out?: (text: string) => void;
   err?: (text: string) => void;
+  /** Whether `err` is a terminal (a progress bar) or not (a line every few seconds); default: stderr's. */
+  tty?: boolean;
+}
+
+/**
+ * A failure's one line (two when it says how to fix it): exit status 2 when the input is refused (the
+ * checkpoint, the repository's content, an argument), 1 otherwise (the Python tooling, the hub, the network,
+ * an existing target); the converter's traceback only with --verbose.
+ */
+function fail(command: string, e: unknown, err: (text: string) => void): void {
+  err(`structqa models ${command}: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exitCode = e instanceof CheckpointError && e.refused ? 2 : 1;
+}
+
+/**
+ * Runs a command's work; stopped by Ctrl-C or SIGTERM, it first undoes what the work started (its temporary
+ * folders, the converter: files.ts onInterrupt) and exits 130 / 143. A pull's unfinished downloads stay in
+ * the models folder's .partial/ for the next pull to resume.
+ */
+async function interruptible(command: string, err: (text: string) => void, run: () => Promise<void>): Promise<void> {
+  const stop = (signal: NodeJS.Signals): void => {
+    runInterruptHandlers();
+    const kept = command === 'pull' ? "; what was downloaded stays in the models folder's .partial/ and the next pull resumes it" : '';
+    err(`structqa models ${command}: stopped (${signal})${kept}\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await run();
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
 }
 
 export function registerModelCommands(program: Command, config: Config, io: ModelCommandIo = {}): void {
@@ -67,6 +106,8 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
   const hub = io.env ? loadConfig(io.env).hub : config.hub;
   const out = io.out ?? ((text: string) => void process.stdout.write(text));
   const err = io.err ?? ((text: string) => void process.stderr.write(text));
+  const tty = io.tty ?? (io.err ? false : process.stderr.isTTY === true);
+  const progress = () => streamProgress(err, { tty, stream: process.stderr });
   const models = program.command('models').description('Published checkpoints from a model hub.');
   models
     .command('pull')
@@ -85,7 +126,8 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--python <path>', 'Python for a PyTorch-form repository, converted by models import (default: STRUCTQA_IMPORT_PYTHON or python3)')
     .option('--int8', 'a PyTorch-form repository: also write an int8 graph and report its agreement (as models import --int8)')
     .option('--precision <p>', 'a Decima repository (onnx/<precision>/): fp32 or int8 (default int8, as Decima\'s runtime)')
-    .action(async (repo: string, opts: PullFlags) => {
+    .option('--verbose', "the converter's traceback and the libraries' own messages")
+    .action((repo: string, opts: PullFlags) => interruptible('pull', err, async () => {
       try {
         const result = await pullCheckpoint({
           repo,
@@ -103,14 +145,14 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           importPython: opts.python ?? hub.importPython,
           importInt8: opts.int8 ?? false,
           precision: precisionFlag(opts.precision),
-          log: (line) => err(`${line}\n`),
+          verbose: opts.verbose ?? false,
+          progress: progress(),
         });
         out(`${result.dir}\n`);
       } catch (e) {
-        err(`structqa models pull: ${e instanceof Error ? e.message : String(e)}\n`);
-        process.exitCode = 1;
+        fail('pull', e, err);
       }
-    });
+    }));
   models
     .command('import')
     .description(
@@ -129,7 +171,8 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
     .option('--int8', "also write an int8 graph (opt-in per checkpoint with STRUCTQA_INT8) and report its agreement with laya's fp32")
     .option('--int8-rows <n>', 'rows of the int8 agreement check (fewer is cheaper on a large graph and a weaker check; the count is in the manifest)', '200')
     .option('--precision <p>', 'a folder holding a Decima ONNX export as onnx/<precision>/: fp32 or int8 (default int8)')
-    .action(async (dir: string, opts: ImportFlags) => {
+    .option('--verbose', "the converter's traceback and the libraries' own messages")
+    .action((dir: string, opts: ImportFlags) => interruptible('import', err, async () => {
       try {
         const result = await importCheckpoint({
           src: dir,
@@ -144,13 +187,13 @@ export function registerModelCommands(program: Command, config: Config, io: Mode
           int8: opts.int8 ?? false,
           int8Rows: number('--int8-rows', opts.int8Rows, 1),
           precision: precisionFlag(opts.precision),
-          log: (line) => err(`${line}\n`),
+          verbose: opts.verbose ?? false,
+          progress: progress(),
         });
         out(`${result.dir}\n`);
       } catch (e) {
-        err(`structqa models import: ${e instanceof Error ? e.message : String(e)}\n`);
-        process.exitCode = 1;
+        fail('import', e, err);
       }
-    });
+    }));
   registerCalibrateCommand(models, config, { out, err });
 }

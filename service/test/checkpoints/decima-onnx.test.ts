@@ -135,7 +135,7 @@ describe('Decima ONNX exports (its published form) imported and served as Decima
       assert.match(ok.err, /agreement with decima\.runtime\.DecimaOnnx on this folder \(fp32\): largest probability difference \d\.\de-\d+ over 16 rows/);
       assert.equal((readManifest(path.join(out, 'decima-small-fp32')).provenance as { export: { precision: string } }).export.precision, 'fp32');
       const bad = await run('models', 'import', decimaExportRepo(), '--out', out, '--precision', 'fp16', '--python', importPython());
-      assert.equal(bad.code, 1);
+      assert.equal(bad.code, 2, 'a refused argument');
       assert.match(bad.err, /--precision must be fp32 or int8/);
     });
   });

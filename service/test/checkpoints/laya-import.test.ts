@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
@@ -16,10 +17,11 @@ import { parseSourceJson } from '../../src/engine/source-json.js';
 import type { Question } from '../../src/engine/render.js';
 import { engineServing } from '../helpers/checkpoints.js';
 import { modelsCli } from '../helpers/cli.js';
-import { importedCheckpoint, importPython, layaCheckpoint, layaReference, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
+import { importedCheckpoint, importPython, layaCheckpoint, layaReference, sh, type LayaFamily, type LayaLayout } from '../helpers/laya.js';
 import { requests, SCRIPTS, sourceBodies, type Request } from '../helpers/requests.js';
 
 const TOLERANCE = 1e-4;
+const INT8_SAME = fileURLToPath(new URL('../helpers/int8_same_as_onnxruntime.py', import.meta.url));
 
 async function compare(
   family: LayaFamily,
@@ -124,13 +126,35 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
     }
   });
 
+  it('--int8: the graph, made one weight at a time (training/quantize.py), is onnxruntime quantize_dynamic\'s node for node and tensor for tensor, weights inside the graph or in an external-data file', async () => {
+    const dir = await importedCheckpoint('modernbert', 'sequential');
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'structqa-int8-'));
+    try {
+      const report = JSON.parse(sh(importPython(), [INT8_SAME, path.join(dir, 'model.onnx'), work])) as Record<
+        'inline' | 'external',
+        { quantized_matmuls: number; nodes: number; initializers: number; ours_has_data_file: boolean; differences: string[]; max_abs_logit_diff: number }
+      >;
+      for (const form of ['inline', 'external'] as const) {
+        const r = report[form];
+        assert.deepEqual(r.differences, [], form);
+        assert.equal(r.max_abs_logit_diff, 0, form);
+        assert.equal(r.ours_has_data_file, form === 'external');
+        assert.ok(r.quantized_matmuls >= 20 && r.nodes > 1000, JSON.stringify(r));
+      }
+      const m = readManifest(dir);
+      assert.equal((m.provenance as { int8: { quantized_matmuls: number } }).int8.quantized_matmuls, report.inline.quantized_matmuls);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  });
+
   it('the manifest carries the window, special tokens and every temperature of the config', async () => {
     const en = readManifest(await importedCheckpoint('modernbert', 'sequential'));
     assert.equal(en.window, 512);
     assert.deepEqual(en.languages, ['en']);
     assert.deepEqual(en.special_tokens, { cls: '[CLS]', sep: '[SEP]', mask: '[MASK]', pad: '[PAD]' });
     assert.deepEqual(en.calibration.temperature, {
-      choice: { '2': 1.1, '3-5': 1.6, '6-10': 1.3, '11+': 0.1006 },
+      choice: { '2': 1.1, '3-5': 1.6, '6-10': 1.3, '11+': 0.5 }, // the config's 0.1006, as laya applies it (its clamp), with a warning
       score: { '2': 0.8, '3-5': 0.8, '6-10': 2.2, '11+': 0.8 },
       noul: { '2': 0.9 },
     });
@@ -149,15 +173,15 @@ describe('Laya PyTorch checkpoints imported and served exactly (issue 22)', { ti
     after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
     it('a folder that is not a Laya checkpoint, an unsupported encoder, and a missing Python toolchain are refused clearly', async () => {
-      const { importLayaCheckpoint } = await import('../../src/checkpoints/import.js');
-      await assert.rejects(importLayaCheckpoint({ src: tmp, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /missing rl_agent_config\.json, model\.safetensors/);
+      const { laya } = await import('../../src/checkpoints/laya.js');
+      await assert.rejects(laya.import({ src: tmp, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /missing rl_agent_config\.json, model\.safetensors/);
       const bert = path.join(tmp, 'bert');
       fs.cpSync(layaCheckpoint('modernbert', 'sequential'), bert, { recursive: true });
       fs.writeFileSync(path.join(bert, 'encoder', 'config.json'), JSON.stringify({ model_type: 'deberta-v2' }));
-      await assert.rejects(importLayaCheckpoint({ src: bert, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /model_type 'deberta-v2' is not supported/);
+      await assert.rejects(laya.import({ src: bert, modelsDir: path.join(tmp, 'm'), name: 'x', python: importPython() }), /model_type 'deberta-v2' is not supported/);
       const noPython = path.join(tmp, 'no-python');
       await assert.rejects(
-        importLayaCheckpoint({ src: layaCheckpoint('modernbert', 'sequential'), modelsDir: path.join(tmp, 'm'), name: 'x', python: noPython }),
+        laya.import({ src: layaCheckpoint('modernbert', 'sequential'), modelsDir: path.join(tmp, 'm'), name: 'x', python: noPython }),
         /requirements-import\.txt/,
       );
       assert.deepEqual(fs.existsSync(path.join(tmp, 'm')) ? fs.readdirSync(path.join(tmp, 'm')) : [], [], 'nothing left behind');

@@ -4,14 +4,18 @@
  * manifest mechanics, nothing about answer quality).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { PullError, pullCheckpoint } from '../../src/checkpoints/pull.js';
+import { CheckpointError } from '../../src/checkpoints/errors.js';
+import { listFiles } from '../../src/checkpoints/files.js';
+import { pullCheckpoint } from '../../src/checkpoints/pull.js';
 import { modelsCli } from '../helpers/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { readManifest } from '../../src/engine/manifest.js';
@@ -22,6 +26,7 @@ import { decimaExport, decimaExportRepo, decimaOnnxReference } from '../helpers/
 import { decimaCheckpoint, decimaReference } from '../helpers/decima.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
+const BIN = fileURLToPath(new URL('../../bin/structqa.js', import.meta.url));
 const TOKEN = 'hf_test_secret';
 
 interface RepoFile {
@@ -34,6 +39,8 @@ interface StandInHub {
   endpoint: string;
   /** Every path requested, in order. */
   requests: string[];
+  /** Every CDN request's Range header ('' when none), in order. */
+  ranges: string[];
   close(): Promise<void>;
 }
 
@@ -42,12 +49,16 @@ interface StandInHub {
  * sizes and LFS sha256 when `blobs=true`) and `/{repo}/resolve/{rev}/{path}` (LFS files redirect to a
  * CDN path with `x-linked-etag`/`x-linked-size`; git files answer with their git blob id as ETag).
  * `private` repos need the bearer token; `truncate` repos send half of the named file, either with a
- * matching content-length ('short') or by dropping the connection mid-body ('drop').
+ * matching content-length ('short'), by dropping the connection mid-body ('drop') or by stalling after it
+ * with the connection open ('stall': a pull the test then stops), on every response or on the first `times`. With `ranges` the CDN answers a `Range: bytes=N-` request with 206 and the rest of
+ * the file, as the real hub's CDN does; without, it ignores the header and sends the whole file (200).
  */
 async function startStandInHub(
-  repos: Record<string, { files: Record<string, RepoFile>; private?: boolean; truncate?: { file: string; mode: 'short' | 'drop' } }>,
+  repos: Record<string, { files: Record<string, RepoFile>; private?: boolean; ranges?: boolean; truncate?: { file: string; mode: 'short' | 'drop' | 'stall'; times?: number } }>,
 ): Promise<StandInHub> {
   const requests: string[] = [];
+  const ranges: string[] = [];
+  const cuts = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     requests.push(url.pathname);
@@ -62,7 +73,18 @@ async function startStandInHub(
       const r = repos[decodeURIComponent(cdn[1]!)];
       const entry = r && Object.entries(r.files).find(([, f]) => f.lfs && sha256(f.bytes) === cdn[2]);
       if (!r || !entry) return notFound('EntryNotFound');
-      return sendBody(res, entry[1].bytes, {}, r.truncate?.file === entry[0] ? r.truncate.mode : undefined);
+      const range = req.headers['range'] ?? '';
+      ranges.push(range);
+      const cut = r.truncate?.file === entry[0] && (cuts.get(cdn[1]!) ?? 0) < (r.truncate.times ?? Infinity) ? r.truncate.mode : undefined;
+      if (cut) cuts.set(cdn[1]!, (cuts.get(cdn[1]!) ?? 0) + 1);
+      const from = r.ranges ? /^bytes=(\d+)-$/.exec(range) : null;
+      if (from && Number(from[1]) < entry[1].bytes.length) {
+        const start = Number(from[1]);
+        const rest = entry[1].bytes.subarray(start);
+        res.writeHead(206, { 'content-range': `bytes ${start}-${entry[1].bytes.length - 1}/${entry[1].bytes.length}`, 'content-length': String(rest.length) }).end(rest);
+        return;
+      }
+      return sendBody(res, entry[1].bytes, {}, cut);
     }
     const repoName = decodeURIComponent((api ?? resolve)?.[1] ?? '');
     const repo = repos[repoName];
@@ -99,6 +121,7 @@ async function startStandInHub(
   return {
     endpoint: `http://127.0.0.1:${port}`,
     requests,
+    ranges,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
@@ -107,13 +130,17 @@ async function startStandInHub(
   };
 }
 
-function sendBody(res: http.ServerResponse, bytes: Buffer, headers: Record<string, string>, truncate: 'short' | 'drop' | undefined): void {
+function sendBody(res: http.ServerResponse, bytes: Buffer, headers: Record<string, string>, truncate: 'short' | 'drop' | 'stall' | undefined): void {
   const half = bytes.subarray(0, Math.floor(bytes.length / 2));
   if (truncate === 'short') {
     res.writeHead(200, { ...headers, 'content-length': String(half.length) }).end(half);
   } else if (truncate === 'drop') {
     res.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
-    res.write(half, () => res.socket?.destroy());
+    // the cut comes once the half is on its way, so the client has bytes to resume from
+    res.write(half, () => setTimeout(() => res.socket?.destroy(), 20));
+  } else if (truncate === 'stall') {
+    res.writeHead(200, { ...headers, 'content-length': String(bytes.length) });
+    res.write(half); // and nothing more until the client goes away
   } else {
     res.writeHead(200, { ...headers, 'content-length': String(bytes.length) }).end(bytes);
   }
@@ -224,6 +251,11 @@ describe('structqa models pull (stand-in hub)', () => {
       'acme/laya-private': { files, private: true },
       'acme/laya-short': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 500 }), truncate: { file: 'laya.onnx', mode: 'short' } },
       'acme/laya-drop': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 501 }), truncate: { file: 'laya.onnx', mode: 'drop' } },
+      'acme/laya-resume': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 502 }), ranges: true, truncate: { file: 'laya.onnx', mode: 'drop', times: 1 } },
+      'acme/laya-restart': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 503 }), truncate: { file: 'laya.onnx', mode: 'drop', times: 1 } },
+      'acme/laya-stopped': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 504 }), ranges: true, truncate: { file: 'laya.onnx', mode: 'stall', times: 1 } },
+      'acme/laya-killed': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 505 }), ranges: true, truncate: { file: 'laya.onnx', mode: 'stall', times: 1 } },
+      'acme/laya-stale': { files: layaRepo(tiny, { ...LAYA_CONFIG, max_len: 506 }), ranges: true },
       'acme/laya-pytorch': { files: pytorchRepo(layaCheckpoint('modernbert', 'sequential')) },
       'acme/pytorch-only': { files: { 'model.safetensors': files['model.safetensors']!, 'rl_agent_config.json': files['laya_config.json']! } },
       'acme/decima-small': { files: decimaRepo(decimaExportRepo()) },
@@ -262,8 +294,9 @@ describe('structqa models pull (stand-in hub)', () => {
     assert.equal(m.processed_token_cap, 3500);
     assert.deepEqual(m.files, { model: 'laya.onnx', tokenizer: 'tokenizer/tokenizer.json' });
     assert.deepEqual(m.special_tokens, { cls: '[CLS]', sep: '[SEP]', mask: '[MASK]', pad: '[PAD]' });
+    // laya's clamp: its 0.1006 is applied as 0.5, and the pull says so
     assert.deepEqual(m.calibration.temperature, {
-      choice: { '2': 1.5, '3-5': 1.2, '6-10': 1.2, '11+': 0.1006 },
+      choice: { '2': 1.5, '3-5': 1.2, '6-10': 1.2, '11+': 0.5 },
       score: { '2': 0.9, '3-5': 2, '6-10': 0.9, '11+': 0.9 },
       noul: { '2': 1.1 },
     });
@@ -296,12 +329,18 @@ describe('structqa models pull (stand-in hub)', () => {
     }
   });
 
-  it('a PyTorch-form Laya repository is pulled, imported (models import), served, and answers as laya does', { timeout: 20 * 60_000 }, async () => {
+  it('a PyTorch-form Laya repository is pulled, imported (models import), served, and answers as laya does; a pull whose import failed is run again without downloading again', { timeout: 20 * 60_000 }, async () => {
     const dir = modelsDir();
+    // the first pull downloads everything, then its import fails (no such Python): the files stay in .partial/
+    const first = hub.requests.length;
+    await assert.rejects(pullCheckpoint({ repo: 'acme/laya-pytorch', endpoint: hub.endpoint, modelsDir: dir, name: 'core-0.3.20', importPython: path.join(dir, 'no-python') }), /no-python/);
+    assert.ok(hub.requests.slice(first).includes(`/acme/laya-pytorch/resolve/${COMMIT}/model.safetensors`));
+    assert.deepEqual(fs.readdirSync(dir), ['.partial']);
+    const before = hub.requests.length;
     const result = await pullCheckpoint({ repo: 'acme/laya-pytorch', endpoint: hub.endpoint, modelsDir: dir, name: 'core-0.3.20', importPython: importPython(), importCheckRows: 8 });
+    assert.deepEqual(hub.requests.slice(before).filter((p) => !p.startsWith('/api/')), [], 'every file came from .partial/, checked by its sha256 or git blob id');
     assert.equal(result.dir, path.join(dir, 'core-0.3.20'));
-    assert.deepEqual(fs.readdirSync(dir), ['core-0.3.20'], 'no temporary folders left');
-    assert.ok(hub.requests.includes(`/acme/laya-pytorch/resolve/${COMMIT}/model.safetensors`));
+    assert.deepEqual(fs.readdirSync(dir), ['core-0.3.20'], 'no temporary folders and no .partial/ left');
     assert.ok(!hub.requests.some((p) => p.includes('eval_results.json')), 'only what laya.Agent reads is fetched');
     const m = readManifest(result.dir);
     assert.equal(m.name, 'core-0.3.20');
@@ -361,7 +400,7 @@ describe('structqa models pull (stand-in hub)', () => {
     await assertServedAs('decima-pt', result.dir, state, decimaReference(decimaCheckpoint('v1'), JSON.stringify([{ state, questions: THREE_QUESTIONS }]))[0]!);
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-pytorch-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /no ONNX export, and the Decima PyTorch checkpoint is incomplete: missing encoder\/config\.json, encoder\/tokenizer\.json/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /no ONNX export, and the Decima PyTorch checkpoint is incomplete: missing encoder\/config\.json, encoder\/tokenizer\.json/.test(e.message),
     );
   });
 
@@ -369,19 +408,19 @@ describe('structqa models pull (stand-in hub)', () => {
     const dir = modelsDir();
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-broken', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /the Decima ONNX export onnx\/int8\/ is incomplete: missing onnx\/int8\/scorer\.onnx, onnx\/int8\/tokenizer\/tokenizer\.json/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /the Decima ONNX export onnx\/int8\/ is incomplete: missing onnx\/int8\/scorer\.onnx, onnx\/int8\/tokenizer\/tokenizer\.json/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-fp32', endpoint: hub.endpoint, modelsDir: dir, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /no onnx\/int8\/decima\.json: the repository publishes the Decima ONNX export in fp16, fp32 \(--precision\)/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /no onnx\/int8\/decima\.json: the repository publishes the Decima ONNX export in fp16, fp32 \(--precision\)/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/decima-small', endpoint: hub.endpoint, modelsDir: dir, precision: 'fp32', window: 512, importPython: importPython() }),
-      (e: unknown) => e instanceof PullError && /--window does not apply to a Decima checkpoint/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /--window does not apply to a Decima checkpoint/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/laya', endpoint: hub.endpoint, modelsDir: dir, precision: 'int8' }),
-      (e: unknown) => e instanceof PullError && /--precision applies to a Decima repository/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /--precision applies to a Decima repository/.test(e.message),
     );
     assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], [], 'nothing left in the models folder');
   });
@@ -390,19 +429,19 @@ describe('structqa models pull (stand-in hub)', () => {
     const dir = modelsDir();
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/nope', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && e.status === 404 && /acme\/nope@main .*not found/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && e.status === 404 && /acme\/nope@main .*not found/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/laya', revision: 'v9', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && /revision not found/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /revision not found/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/laya-private', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && e.status === 401 && /HF_TOKEN/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && e.status === 401 && /HF_TOKEN/.test(e.message),
     );
     await assert.rejects(
       pullCheckpoint({ repo: 'acme/pytorch-only', endpoint: hub.endpoint, modelsDir: dir }),
-      (e: unknown) => e instanceof PullError && /no ONNX graph, and the Laya PyTorch checkpoint is incomplete: missing encoder\/config\.json, tokenizer\/tokenizer\.json/.test(e.message),
+      (e: unknown) => e instanceof CheckpointError && /no ONNX graph, and the Laya PyTorch checkpoint is incomplete: missing encoder\/config\.json, tokenizer\/tokenizer\.json/.test(e.message),
     );
     assert.deepEqual(fs.existsSync(dir) ? fs.readdirSync(dir) : [], []);
     const ok = await pullCheckpoint({ repo: 'acme/laya-private', endpoint: hub.endpoint, modelsDir: dir, token: TOKEN, verify: false });
@@ -410,7 +449,7 @@ describe('structqa models pull (stand-in hub)', () => {
   });
 
   for (const mode of ['short', 'drop'] as const) {
-    it(`a truncated download (${mode === 'short' ? 'short body' : 'connection dropped'}) is detected, retried, and leaves nothing behind`, async () => {
+    it(`a truncated download (${mode === 'short' ? 'short body' : 'connection dropped'}) from a hub that always cuts it is detected, retried while it gains bytes, and leaves nothing in the models folder but what the next pull resumes (.partial/)`, async () => {
       const dir = modelsDir();
       fs.mkdirSync(dir, { recursive: true });
       fs.mkdirSync(path.join(dir, 'other-checkpoint'));
@@ -418,16 +457,127 @@ describe('structqa models pull (stand-in hub)', () => {
       await assert.rejects(
         pullCheckpoint({ repo: `acme/laya-${mode}`, endpoint: hub.endpoint, modelsDir: dir, attempts: 2, retryDelayMs: 5 }),
         (e: unknown) =>
-          e instanceof PullError &&
+          e instanceof CheckpointError &&
           /laya\.onnx/.test(e.message) &&
           (mode === 'short' ? /got \d+ bytes, expected \d+/ : /interrupted|got \d+ bytes/).test(e.message) &&
-          /after 2 attempts/.test(e.message),
+          /after \d+ attempts/.test(e.message),
       );
+      // the first attempt gained part of the file; the ones after it (a Range this hub ignores: the same part again)
+      // went on while they gained bytes and stopped after two in a row that gained none
       const cdnHits = hub.requests.slice(before).filter((p) => p.startsWith('/cdn/'));
-      assert.equal(cdnHits.length, 2, 'retried once');
-      assert.deepEqual(fs.readdirSync(dir), ['other-checkpoint'], 'nothing half-written in the models folder');
+      assert.ok(cdnHits.length >= 3, String(cdnHits.length));
+      assert.deepEqual(fs.readdirSync(dir).sort(), ['.partial', 'other-checkpoint'], 'nothing half-written in the models folder');
+      // what arrived stays for the next pull to resume, with what the hub said each file is (and no lock)
+      const kept = listFiles(path.join(dir, '.partial'));
+      assert.ok(kept.every((f) => new RegExp(`^acme--laya-${mode}/[0-9a-f]{16}-[\\w.]+$`).test(f) && !f.endsWith('.lock')), kept.join(', '));
+      assert.ok(['laya.onnx', 'laya.onnx.json'].every((f) => kept.some((k) => k.endsWith(`-${f}`))), kept.join(', '));
     });
   }
+
+  it('a connection cut mid-file resumes from where it stopped (Range), and the whole file is still checked by its sha256', async () => {
+    const dir = modelsDir();
+    const lines: string[] = [];
+    const before = hub.ranges.length;
+    const result = await pullCheckpoint({ repo: 'acme/laya-resume', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false, log: (l) => lines.push(l) });
+    const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+    const asked = hub.ranges.slice(before);
+    assert.equal(asked.length, 2);
+    assert.equal(asked[0], '');
+    // the second request asks for the rest: from the bytes the cut connection delivered (at most half the file)
+    const from = Number(/^bytes=(\d+)-$/.exec(asked[1]!)?.[1]);
+    assert.ok(from > 0 && from <= Math.floor(graph.length / 2), asked[1]);
+    assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+    assert.equal(result.files.find((f) => f.path === 'laya.onnx')!.sha256, sha256(graph));
+  });
+
+  it('a hub that ignores the Range header (200, the whole file) is downloaded again from zero, and checked', async () => {
+    const dir = modelsDir();
+    const before = hub.ranges.length;
+    const result = await pullCheckpoint({ repo: 'acme/laya-restart', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false });
+    const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+    const asked = hub.ranges.slice(before);
+    assert.equal(asked.length, 2);
+    assert.match(asked[1]!, /^bytes=\d+-$/, 'it asked to resume; the hub sent the whole file instead');
+    assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+  });
+
+  for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+    it(`a pull ${signal === 'SIGINT' ? 'stopped with Ctrl-C (SIGINT)' : 'killed outright (SIGKILL)'} mid-file and run again resumes the file (Range from the bytes kept in .partial/) and checks it whole`, async () => {
+      const repo = signal === 'SIGINT' ? 'acme/laya-stopped' : 'acme/laya-killed';
+      const name = repo.split('/')[1]!;
+      const dir = modelsDir();
+      const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+      const half = Math.floor(graph.length / 2);
+      // the first pull: its own process, stopped once half of laya.onnx is on disk (the hub then stalls)
+      const child = spawn(process.execPath, [BIN, 'models', 'pull', repo, '--endpoint', hub.endpoint, '--out', dir, '--no-check'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'silent' },
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, sig) => r({ code, signal: sig })));
+      const partDir = path.join(dir, '.partial', repo.replace('/', '--'));
+      const part = (): string | undefined => listFiles(partDir).find((f) => f.endsWith('-laya.onnx'));
+      for (let waited = 0; !(part() && fs.statSync(path.join(partDir, part()!)).size >= half); waited += 50) {
+        assert.ok(waited < 60_000, `the first pull never got half of laya.onnx: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.kill(signal);
+      const end = await exited;
+      const kept = fs.statSync(path.join(partDir, part()!)).size;
+      assert.equal(kept, half);
+      if (signal === 'SIGINT') {
+        assert.equal(end.code, 130, stderr);
+        assert.match(stderr, /structqa models pull: stopped \(SIGINT\); what was downloaded stays in the models folder's \.partial\/ and the next pull resumes it/);
+        assert.deepEqual(fs.readdirSync(dir), ['.partial'], 'its work folder is gone; only the part to resume stays');
+        const kept = listFiles(partDir).map((f) => f.replace(/^[0-9a-f]{16}-/, ''));
+        assert.ok(kept.includes('laya.onnx') && kept.includes('laya.onnx.json') && !kept.some((f) => f.endsWith('.lock')), kept.join(', '));
+      } else {
+        assert.equal(end.signal, 'SIGKILL');
+        assert.ok(fs.readdirSync(dir).some((f) => new RegExp(`^\\.${name}\\.pull-${child.pid}-`).test(f)), 'a killed pull leaves its work folder');
+      }
+
+      // run again: the file resumes from the bytes kept, the whole file is checked, nothing is left over;
+      // the files the first pull had finished are checked again, not fetched
+      const finished = listFiles(partDir).filter((f) => !/-laya\.onnx|\.json$|\.lock$/.test(f)).map((f) => f.replace(/^[0-9a-f]{16}-/, ''));
+      const before = hub.ranges.length;
+      const asked = hub.requests.length;
+      const result = await pullCheckpoint({ repo, endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false });
+      assert.deepEqual(hub.ranges.slice(before), [`bytes=${half}-`]);
+      const fetched = hub.requests.slice(asked).filter((p) => p.includes('/resolve/')).map((p) => p.split('/').pop()!);
+      assert.ok(fetched.includes('laya.onnx') && finished.every((f) => !fetched.includes(f)), `fetched ${fetched.join(', ')}; finished before ${finished.join(', ')}`);
+      assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+      assert.equal(result.files.find((f) => f.path === 'laya.onnx')!.sha256, sha256(graph));
+      assert.deepEqual(fs.readdirSync(dir), [name], 'the part, its record and the killed pull\'s work folder are gone');
+    });
+  }
+
+  it('a part kept from an earlier pull that does not match the file (another sha256) is downloaded again and checked', async () => {
+    const dir = modelsDir();
+    const graph = fs.readFileSync(path.join(tiny, 'model.onnx'));
+    // an earlier pull's record of laya.onnx, with bytes that are not the file's
+    const partDir = path.join(dir, '.partial', 'acme--laya-stale');
+    fs.mkdirSync(partDir, { recursive: true });
+    const key = sha256(graph).slice(0, 16);
+    fs.writeFileSync(path.join(partDir, `${key}-laya.onnx`), Buffer.alloc(1000, 7));
+    fs.writeFileSync(path.join(partDir, `${key}-laya.onnx.json`), JSON.stringify({ etag: sha256(graph), size: graph.length, sha256: sha256(graph) }));
+    const before = hub.ranges.length;
+    const result = await pullCheckpoint({ repo: 'acme/laya-stale', endpoint: hub.endpoint, modelsDir: dir, retryDelayMs: 5, verify: false });
+    // it resumed at 1000, the whole file failed its sha256, and it came again from zero
+    assert.deepEqual(hub.ranges.slice(before), ['bytes=1000-', '']);
+    assert.deepEqual(fs.readFileSync(path.join(result.dir, 'laya.onnx')), graph);
+    assert.deepEqual(fs.readdirSync(dir), ['laya-stale']);
+  });
+
+  it('the CLI shows each file\'s bytes done of total, rate and time left (plain lines when not a terminal)', async () => {
+    const dir = modelsDir();
+    const config = loadConfig({ STRUCTQA_DATA_DIR: path.dirname(dir), LOG_LEVEL: 'silent' });
+    const r = await modelsCli(config, { STRUCTQA_HUB_ENDPOINT: hub.endpoint })('models', 'pull', 'acme/laya', '--name', 'progress', '--no-check');
+    assert.equal(r.code, 0, r.err);
+    const size = fs.statSync(path.join(tiny, 'model.onnx')).size;
+    assert.match(r.err, new RegExp(`\\[0:\\d\\d\\] downloading laya\\.onnx ${(size / 1024).toFixed(1).replace('.', '\\.')} KB of ${(size / 1024).toFixed(1).replace('.', '\\.')} KB, [\\d.]+ (K|M)?B/s, 0:00 left`));
+    assert.match(r.err, /\[0:\d\d\] pulled acme\/laya@main \(Laya ONNX bundle\) into /);
+  });
 
   it('the CLI: models pull REPO --endpoint URL --out DIR --name NAME; refuses to overwrite without --force', async () => {
     const dir = modelsDir();

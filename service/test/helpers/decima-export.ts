@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { importCheckpoint, TRAINING_DIR } from '../../src/checkpoints/import.js';
+import { TRAINING_DIR } from '../../src/checkpoints/convert.js';
+import { importCheckpoint } from '../../src/checkpoints/import.js';
 import { decimaCheckpoint, type DecimaAnswer } from './decima.js';
 import { importPython, sh } from './laya.js';
 
@@ -24,7 +25,7 @@ export type Precision = 'fp32' | 'int8';
 /** Keyed by what makes them: the exports by the fixture and the package versions, the imports also by the composer. */
 function scriptsKey(what: 'export' | 'import'): string {
   const h = createHash('sha256');
-  const scripts = ['decima/fixture.py', 'laya/fixture.py', 'requirements-import.txt', ...(what === 'import' ? ['decima/compose.py', 'laya/convert.py'] : [])];
+  const scripts = ['decima/fixture.py', 'laya/fixture.py', 'requirements-import.txt', ...(what === 'import' ? ['decima/compose.py', 'laya/convert.py', 'converting.py'] : [])];
   for (const f of scripts) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
   h.update(fs.readFileSync(fileURLToPath(import.meta.url)));
   return `${what}-${h.digest('hex').slice(0, 12)}`;

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { importCheckpoint, TRAINING_DIR } from '../../src/checkpoints/import.js';
+import { TRAINING_DIR } from '../../src/checkpoints/convert.js';
+import { importCheckpoint } from '../../src/checkpoints/import.js';
 import { importPython, runReference, sh } from './laya.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -20,7 +21,7 @@ export type DecimaVariant = 'v1' | 'v0';
 
 function scriptsKey(): string {
   const h = createHash('sha256');
-  for (const f of ['decima/fixture.py', 'decima/convert.py', 'laya/convert.py', 'laya/fixture.py', 'requirements-import.txt']) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
+  for (const f of ['decima/fixture.py', 'decima/convert.py', 'laya/convert.py', 'converting.py', 'laya/fixture.py', 'requirements-import.txt']) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
   h.update(fs.readFileSync(fileURLToPath(import.meta.url)));
   return h.digest('hex').slice(0, 12);
 }

@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { importLayaCheckpoint, TRAINING_DIR } from '../../src/checkpoints/import.js';
+import { TRAINING_DIR } from '../../src/checkpoints/convert.js';
+import { laya } from '../../src/checkpoints/laya.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../../..');
@@ -42,7 +43,7 @@ export function sh(cmd: string, args: string[]): string {
 
 function scriptsKey(): string {
   const h = createHash('sha256');
-  for (const f of ['laya/fixture.py', 'laya/convert.py', 'requirements-import.txt']) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
+  for (const f of ['laya/fixture.py', 'laya/convert.py', 'converting.py', 'quantize.py', 'requirements-import.txt']) h.update(fs.readFileSync(path.join(TRAINING_DIR, f)));
   h.update(fs.readFileSync(fileURLToPath(import.meta.url))); // how this file imports them
   return h.digest('hex').slice(0, 12);
 }
@@ -60,7 +61,7 @@ export function layaCheckpoint(family: LayaFamily, layout: LayaLayout): string {
   return dir;
 }
 
-/** That checkpoint imported by `importLayaCheckpoint` (the code behind `structqa models import`). */
+/** That checkpoint imported by the Laya family's import (the code behind `structqa models import`). */
 export async function importedCheckpoint(family: LayaFamily, layout: LayaLayout, opts: { externalData?: boolean } = {}): Promise<string> {
   // The ModernBERT marker-layout import also carries an int8 graph (one import fewer for the tests to make).
   const int8 = family === 'modernbert' && layout === 'sequential' && !opts.externalData;
@@ -70,7 +71,7 @@ export async function importedCheckpoint(family: LayaFamily, layout: LayaLayout,
   const dir = path.join(modelsDir, name);
   if (!fs.existsSync(path.join(dir, 'manifest.json'))) {
     // externalData: every weight in model.onnx.data, as a large encoder's graph is written
-    await importLayaCheckpoint({ src, modelsDir, name, python: importPython(), force: true, checkRows: 16, ...(opts.externalData ? { externalDataMb: 0 } : {}), ...(int8 ? { int8: true, int8Rows: 60 } : {}) });
+    await laya.import({ src, modelsDir, name, python: importPython(), force: true, checkRows: 16, ...(opts.externalData ? { externalDataMb: 0 } : {}), ...(int8 ? { int8: true, int8Rows: 60 } : {}) });
   }
   return dir;
 }
